@@ -1,0 +1,40 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Async\Internal;
+
+use Revolt\EventLoop\Suspension;
+
+/**
+ * The fibers currently waiting on one stream. Held by the loop callbacks instead of the
+ * StreamWatcher itself, so dropping the watcher frees it (and its destructor cancels the
+ * callbacks).
+ *
+ * @internal
+ */
+final class StreamWaiters
+{
+    public ?Suspension $reader = null;
+    public ?Suspension $writer = null;
+
+    public function wakeReader(?\Throwable $error = null): void
+    {
+        $suspension = $this->reader;
+        if ($suspension === null) {
+            return;
+        }
+        $this->reader = null;
+        $error === null ? $suspension->resume() : $suspension->throw($error);
+    }
+
+    public function wakeWriter(?\Throwable $error = null): void
+    {
+        $suspension = $this->writer;
+        if ($suspension === null) {
+            return;
+        }
+        $this->writer = null;
+        $error === null ? $suspension->resume() : $suspension->throw($error);
+    }
+}

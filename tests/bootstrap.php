@@ -1,0 +1,5 @@
+<?php
+
+declare(strict_types=1);
+
+require \dirname(__DIR__) . '/vendor/autoload.php';
