@@ -1,0 +1,101 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Apps\Aircraft\Domain;
+
+use Bobbin\Postgres\Exception\UniqueViolationException;
+use Bobbin\Postgres\Executor;
+
+/**
+ * All SQL of the application. Statements are constant strings with parameters, so the client
+ * prepares each once per connection. Knows nothing of fibers: the same calls work on the
+ * Bobbin server and under PHP-FPM.
+ */
+final class AircraftRepository
+{
+    private const COLUMNS = 'id, number, title, serial_number, assembly_date, added_at';
+
+    public function __construct(private readonly Executor $database)
+    {
+    }
+
+    /** @throws DuplicateNumberException */
+    public function create(AircraftInput $input): Aircraft
+    {
+        try {
+            $row = $this->database->queryOne(
+                'INSERT INTO aircraft (number, title, serial_number, assembly_date, added_at)'
+                . ' VALUES ($1, $2, $3, $4, $5) RETURNING ' . self::COLUMNS,
+                [$input->number, $input->title, $input->serialNumber, $input->assemblyDate, $input->addedAt],
+            );
+        } catch (UniqueViolationException $e) {
+            throw new DuplicateNumberException($input->number, $e);
+        }
+        \assert($row !== null);
+
+        return Aircraft::fromRow($row);
+    }
+
+    public function find(int $id): ?Aircraft
+    {
+        $row = $this->database->queryOne('SELECT ' . self::COLUMNS . ' FROM aircraft WHERE id = $1', [$id]);
+
+        return $row === null ? null : Aircraft::fromRow($row);
+    }
+
+    /**
+     * @return Aircraft|null null when no aircraft has this id
+     * @throws DuplicateNumberException
+     */
+    public function replace(int $id, AircraftInput $input): ?Aircraft
+    {
+        try {
+            $row = $this->database->queryOne(
+                'UPDATE aircraft SET number = $2, title = $3, serial_number = $4, assembly_date = $5, added_at = $6'
+                . ' WHERE id = $1 RETURNING ' . self::COLUMNS,
+                [$id, $input->number, $input->title, $input->serialNumber, $input->assemblyDate, $input->addedAt],
+            );
+        } catch (UniqueViolationException $e) {
+            throw new DuplicateNumberException($input->number, $e);
+        }
+
+        return $row === null ? null : Aircraft::fromRow($row);
+    }
+
+    /** @return bool false when no aircraft had this id */
+    public function delete(int $id): bool
+    {
+        return $this->database->execute('DELETE FROM aircraft WHERE id = $1', [$id]) > 0;
+    }
+
+    /** Aircraft with ids above $afterId, ascending, at most $limit of them. */
+    public function page(int $afterId, int $limit): AircraftPage
+    {
+        // One row more than asked tells whether another page exists.
+        $rows = $this->database->queryAll(
+            'SELECT ' . self::COLUMNS . ' FROM aircraft WHERE id > $1 ORDER BY id LIMIT $2',
+            [$afterId, $limit + 1],
+        );
+        $items = [];
+        foreach (\array_slice($rows, 0, $limit) as $row) {
+            $items[] = Aircraft::fromRow($row);
+        }
+        $more = \count($rows) > $limit;
+
+        return new AircraftPage($items, $more && $items !== [] ? $items[\count($items) - 1]->id : null);
+    }
+
+    /**
+     * The contract's /sleep probe: a one-second query, then a generated UUID.
+     *
+     * @return array{int, string} rows the sleep returned, and the uuid
+     */
+    public function sleepThenGenerateUuid(): array
+    {
+        $slept = \count($this->database->queryAll('SELECT pg_sleep(1)'));
+        $uuid = (string) $this->database->queryValue('SELECT gen_random_uuid() AS uuid');
+
+        return [$slept, $uuid];
+    }
+}

@@ -1,0 +1,64 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Apps\Aircraft\Http;
+
+use Bobbin\Apps\Aircraft\Domain\DuplicateNumberException;
+use Bobbin\Apps\Aircraft\Domain\ValidationException;
+use Bobbin\Postgres\Exception\PostgresException;
+use FastRoute\Dispatcher;
+use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\ServerRequestInterface;
+use Psr\Http\Server\RequestHandlerInterface;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The PSR-15 entry of the application, the same object under both servers: routes the request,
+ * and turns every failure into the contract's JSON error (never a stack trace).
+ */
+final class AircraftApplication implements RequestHandlerInterface
+{
+    public function __construct(
+        private readonly Dispatcher $router,
+        private readonly JsonResponses $responses,
+        private readonly LoggerInterface $logger,
+    ) {
+    }
+
+    public function handle(ServerRequestInterface $request): ResponseInterface
+    {
+        $route = $this->router->dispatch($request->getMethod(), $request->getUri()->getPath());
+        switch ($route[0]) {
+            case Dispatcher::NOT_FOUND:
+                return $this->responses->error(404, 'Not found');
+            case Dispatcher::METHOD_NOT_ALLOWED:
+                /** @var list<string> $allowed */
+                $allowed = $route[1];
+
+                return $this->responses->error(405, 'Method not allowed', [], ['Allow' => \implode(', ', $allowed)]);
+        }
+        /** @var callable(ServerRequestInterface, string...): ResponseInterface $action */
+        $action = $route[1];
+        /** @var array<string, string> $arguments */
+        $arguments = $route[2];
+
+        try {
+            return $action($request, ...\array_values($arguments));
+        } catch (BadRequestException $e) {
+            return $this->responses->error(400, $e->getMessage());
+        } catch (ValidationException $e) {
+            return $this->responses->error(422, $e->getMessage(), $e->fields);
+        } catch (DuplicateNumberException $e) {
+            return $this->responses->error(409, $e->getMessage());
+        } catch (PostgresException $e) {
+            $this->logger->error('Database failure: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
+
+            return $this->responses->error(503, 'The database is unavailable, try again later');
+        } catch (\Throwable $e) {
+            $this->logger->error('Unexpected error: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
+
+            return $this->responses->error(500, 'Internal server error');
+        }
+    }
+}
