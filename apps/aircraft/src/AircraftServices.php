@@ -1,0 +1,48 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Apps\Aircraft;
+
+use Bobbin\Apps\Aircraft\Domain\AircraftRepository;
+use Bobbin\Apps\Aircraft\Http\AircraftApplication;
+use Bobbin\Apps\Aircraft\Http\AircraftController;
+use Bobbin\Apps\Aircraft\Http\JsonResponses;
+use Bobbin\Apps\Aircraft\Http\ProbeController;
+use Bobbin\Apps\Aircraft\Http\Routes;
+use Bobbin\Postgres\Executor;
+use Closure;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The wiring shared by both entry points. Only the database differs: a pool for the long-running
+ * server, one connection (fresh or persistent) per request under PHP-FPM.
+ */
+final class AircraftServices
+{
+    /** @param Closure(): Executor $database */
+    public static function container(Closure $database, LoggerInterface $logger): Container
+    {
+        return new Container([
+            Executor::class => static fn (): Executor => $database(),
+            LoggerInterface::class => static fn (): LoggerInterface => $logger,
+            JsonResponses::class => static fn (): JsonResponses => new JsonResponses(),
+            AircraftRepository::class => static fn (Container $c): AircraftRepository => new AircraftRepository(
+                $c->get(Executor::class),
+            ),
+            AircraftController::class => static fn (Container $c): AircraftController => new AircraftController(
+                $c->get(AircraftRepository::class),
+                $c->get(JsonResponses::class),
+            ),
+            ProbeController::class => static fn (Container $c): ProbeController => new ProbeController(
+                $c->get(AircraftRepository::class),
+                $c->get(JsonResponses::class),
+            ),
+            AircraftApplication::class => static fn (Container $c): AircraftApplication => new AircraftApplication(
+                Routes::dispatcher($c->get(AircraftController::class), $c->get(ProbeController::class)),
+                $c->get(JsonResponses::class),
+                $c->get(LoggerInterface::class),
+            ),
+        ]);
+    }
+}

@@ -1,0 +1,36 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Aircraft;
+
+use Bobbin\Tests\Support\EmbeddedPostgres;
+use Bobbin\Tests\Support\ServerProcess;
+
+/** The aircraft contract against apps/aircraft/server.php on bin/bobbin serve. */
+final class BobbinAircraftConformanceTest extends AircraftConformanceTestCase
+{
+    private static ?ServerProcess $server = null;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$server = ServerProcess::bobbin(
+            \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
+            [],
+            ['DATABASE_URL' => EmbeddedPostgres::connectionString(), 'DATABASE_POOL_MAX' => '8', 'DATABASE_POOL_WAIT' => '2'],
+        );
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$server?->stop();
+        self::$server = null;
+    }
+
+    protected static function port(): int
+    {
+        \assert(self::$server !== null);
+
+        return self::$server->port;
+    }
+}
