@@ -16,16 +16,18 @@ use Throwable;
 final class Async
 {
     /**
-     * Runs $task in its own fiber, starting on the next loop tick.
+     * Runs $task($args...) in its own fiber, starting on the next loop tick.
      *
-     * @template T
-     * @param Closure(mixed...): T $task
-     * @return Future<T>
+     * $task is a plain Closure in the PHPDoc on purpose: PHPStan has no type for "a closure
+     * taking whatever $args holds", and Closure(mixed...) would reject every closure with
+     * typed parameters.
+     *
+     * @return Future<mixed>
      */
     public static function run(Closure $task, mixed ...$args): Future
     {
         ErrorReporter::installOnLoop();
-        /** @var FutureState<T> $state */
+        /** @var FutureState<mixed> $state */
         $state = new FutureState();
         EventLoop::queue(static function () use ($state, $task, $args): void {
             try {
@@ -88,9 +90,10 @@ final class Async
     }
 
     /**
-     * Applies $mapper to every input with at most $concurrency running at once; results keep the
-     * inputs' keys. The first failure cancels nothing already running but is thrown once all
-     * running calls are done.
+     * Applies $mapper to every input with at most $concurrency calls running at once. Results
+     * keep the inputs' keys and order. After the first failure no new input is started; the
+     * failure is thrown once the calls already running are done. A requested $cancellation
+     * also stops starting new inputs and is thrown at once (calls already running go on).
      *
      * @template K of array-key
      * @template V
@@ -104,18 +107,26 @@ final class Async
         if ($concurrency < 1) {
             throw new \ValueError('Concurrency must be at least 1');
         }
+        $cancellation?->throwIfRequested();
+        if (\is_array($inputs)) {
+            // No more fibers than inputs: a fiber costs more to create than to switch to.
+            $concurrency = \min($concurrency, \count($inputs));
+        }
         $iterator = (static fn () => yield from $inputs)();
-        $results = [];
+        /** @var list<array{K, R}> $slots results by input position, so the output keeps input order */
+        $slots = [];
+        $position = 0;
         $firstError = null;
-        $worker = static function () use ($iterator, $mapper, $cancellation, &$results, &$firstError): void {
-            while ($firstError === null && $iterator->valid()) {
+        $worker = static function () use ($iterator, $mapper, $cancellation, &$slots, &$position, &$firstError): void {
+            while ($firstError === null && !($cancellation?->isRequested() ?? false) && $iterator->valid()) {
                 $key = $iterator->key();
                 $value = $iterator->current();
+                $slot = $position++;
                 $iterator->next();
-                $cancellation?->throwIfRequested();
                 try {
-                    $results[$key] = $mapper($value, $key);
+                    $slots[$slot] = [$key, $mapper($value, $key)];
                 } catch (Throwable $e) {
+                    // @phpstan-ignore nullCoalesce.variable (shared by reference between the workers)
                     $firstError ??= $e;
                 }
             }
@@ -127,6 +138,11 @@ final class Async
         Future::awaitAll($workers, $cancellation);
         if ($firstError !== null) {
             throw $firstError;
+        }
+        \ksort($slots);
+        $results = [];
+        foreach ($slots as [$key, $result]) {
+            $results[$key] = $result;
         }
 
         return $results;

@@ -11,6 +11,14 @@ final class CompositeCancellation implements Cancellation
 {
     /** @var list<Cancellation> */
     private readonly array $parts;
+    /**
+     * The parts' own ids per subscription, kept here rather than encoded in the returned id so
+     * that composites nest (a part may itself be a composite with ids of any shape).
+     *
+     * @var array<string, list<string>>
+     */
+    private array $subscriptions = [];
+    private int $nextId = 0;
 
     public function __construct(Cancellation ...$parts)
     {
@@ -26,19 +34,25 @@ final class CompositeCancellation implements Cancellation
                 $callback($e);
             }
         };
-        $ids = [];
-        foreach ($this->parts as $i => $part) {
-            $ids[] = $i . ':' . $part->subscribe($once);
+        $partIds = [];
+        foreach ($this->parts as $part) {
+            $partIds[] = $part->subscribe($once);
         }
+        $id = (string) $this->nextId++;
+        $this->subscriptions[$id] = $partIds;
 
-        return \implode(',', $ids);
+        return $id;
     }
 
     public function unsubscribe(string $id): void
     {
-        foreach (\explode(',', $id) as $pair) {
-            [$index, $partId] = \explode(':', $pair, 2);
-            $this->parts[(int) $index]->unsubscribe($partId);
+        $partIds = $this->subscriptions[$id] ?? null;
+        if ($partIds === null) {
+            return;
+        }
+        unset($this->subscriptions[$id]);
+        foreach ($partIds as $index => $partId) {
+            $this->parts[$index]->unsubscribe($partId);
         }
     }
 

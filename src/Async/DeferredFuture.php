@@ -9,7 +9,7 @@ use Bobbin\Async\Internal\FutureState;
 /**
  * The producer side of a Future: hand out future(), later complete() or fail() it once.
  *
- * @template T
+ * @template T = mixed
  */
 final class DeferredFuture
 {

@@ -38,14 +38,20 @@ final class ErrorReporter
                 $context = 'The error handler itself failed';
             }
         }
-        \fwrite(\STDERR, \sprintf(
-            "[bobbin] %s: %s: %s in %s:%d\n",
+        $line = \sprintf(
+            '[bobbin] %s: %s: %s in %s:%d',
             $context,
             $error::class,
             $error->getMessage(),
             $error->getFile(),
             $error->getLine(),
-        ));
+        );
+        // STDERR exists only in the CLI; under PHP-FPM error_log() reaches the pool's log.
+        if (\defined('STDERR')) {
+            \fwrite(\STDERR, $line . "\n");
+        } else {
+            \error_log($line);
+        }
     }
 
     /** Routes exceptions escaping loop callbacks here instead of stopping EventLoop::run(). */

@@ -49,7 +49,11 @@ final class Future
         return $this->state->isComplete();
     }
 
-    /** Declares that a failure of this future is expected and need not be reported. */
+    /**
+     * Declares that a failure of this future is expected and need not be reported.
+     *
+     * @return self<T>
+     */
     public function ignore(): self
     {
         $this->state->markHandled();
@@ -58,8 +62,12 @@ final class Future
     }
 
     /**
+     * Returns the value, or throws whatever the task threw. Throws CancelledException (or
+     * TimeoutException) when $cancellation is requested first; the task itself goes on. No
+     * throws tag on purpose: a task may throw anything, and a narrow tag would make static
+     * analysis call every catch of a task's own exception dead code.
+     *
      * @return T
-     * @throws CancelledException when $cancellation is requested first (the task goes on)
      */
     public function await(?Cancellation $cancellation = null): mixed
     {
@@ -100,7 +108,9 @@ final class Future
     }
 
     /**
-     * Awaits every future; the first failure is thrown. Keys are preserved.
+     * Awaits every future and returns their values under the same keys, in the same order.
+     * Fails fast: the first failure to happen (in time, not in key order) is thrown at once;
+     * the other futures go on, and a later failure among them is reported as unhandled.
      *
      * @template K of array-key
      * @template V
@@ -109,9 +119,22 @@ final class Future
      */
     public static function awaitAll(iterable $futures, ?Cancellation $cancellation = null): array
     {
+        $futures = \is_array($futures) ? $futures : \iterator_to_array($futures);
+        $values = [];
+        $pending = [];
+        foreach ($futures as $key => $future) {
+            if ($future->state->isComplete()) {
+                $values[$key] = $future->state->result();
+            } else {
+                $pending[$key] = $future;
+            }
+        }
+        if ($pending !== []) {
+            self::awaitPending($pending, $values, $cancellation);
+        }
         $results = [];
         foreach ($futures as $key => $future) {
-            $results[$key] = $future->await($cancellation);
+            $results[$key] = $values[$key];
         }
 
         return $results;
@@ -119,7 +142,8 @@ final class Future
 
     /**
      * Awaits the first future to succeed. When all fail, throws a CompositeException with every
-     * error.
+     * error. Failures are part of what awaitAny() handles: a future that fails after another
+     * one won is not reported as unhandled.
      *
      * @template V
      * @param iterable<array-key, Future<V>> $futures
@@ -130,6 +154,9 @@ final class Future
         $futures = \is_array($futures) ? $futures : \iterator_to_array($futures);
         if ($futures === []) {
             throw new \ValueError('awaitAny() needs at least one future');
+        }
+        foreach ($futures as $future) {
+            $future->state->markHandled();
         }
         $cancellation?->throwIfRequested();
 
@@ -188,6 +215,56 @@ final class Future
         } finally {
             foreach ($subscriptions as $key => $id) {
                 $futures[$key]->state->unsubscribe($id);
+            }
+            if ($cancellationId !== null) {
+                $cancellation->unsubscribe($cancellationId);
+            }
+        }
+    }
+
+    /**
+     * @param array<array-key, Future<mixed>> $pending
+     * @param array<array-key, mixed> $values receives each value under its future's key
+     */
+    private static function awaitPending(array $pending, array &$values, ?Cancellation $cancellation): void
+    {
+        $cancellation?->throwIfRequested();
+        $suspension = EventLoop::getSuspension();
+        $remaining = \count($pending);
+        $settled = false;
+        $subscriptions = [];
+        foreach ($pending as $key => $future) {
+            $subscriptions[$key] = $future->state->subscribe(
+                static function (?Throwable $error, mixed $value) use ($suspension, $key, &$values, &$remaining, &$settled): void {
+                    if ($settled) {
+                        return;
+                    }
+                    if ($error !== null) {
+                        $settled = true;
+                        $suspension->throw($error);
+
+                        return;
+                    }
+                    $values[$key] = $value;
+                    if (--$remaining === 0) {
+                        $settled = true;
+                        $suspension->resume();
+                    }
+                },
+            );
+        }
+        $cancellationId = $cancellation?->subscribe(static function (CancelledException $e) use ($suspension, &$settled): void {
+            if (!$settled) {
+                $settled = true;
+                $suspension->throw($e);
+            }
+        });
+
+        try {
+            $suspension->suspend();
+        } finally {
+            foreach ($subscriptions as $key => $id) {
+                $pending[$key]->state->unsubscribe($id);
             }
             if ($cancellationId !== null) {
                 $cancellation->unsubscribe($cancellationId);

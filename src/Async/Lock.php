@@ -6,7 +6,12 @@ namespace Bobbin\Async;
 
 use Closure;
 
-/** One permit of a Semaphore (or the hold of a Mutex); release() gives it back, once. */
+/**
+ * One permit of a Semaphore (or the hold of a Mutex); release() gives it back, once. A lock
+ * that is dropped unreleased (its fiber died, or a permit was handed to a waiter that is gone)
+ * gives the permit back when it is destroyed, so a permit is never lost for good; still release
+ * explicitly (or use synchronized()) so the permit is free at a known time.
+ */
 final class Lock
 {
     private ?Closure $release;
@@ -15,6 +20,11 @@ final class Lock
     public function __construct(Closure $release)
     {
         $this->release = $release;
+    }
+
+    public function __destruct()
+    {
+        $this->release();
     }
 
     public function release(): void

@@ -24,7 +24,7 @@ final class LoopLagGauge
     /**
      * @param float $interval seconds between samples
      * @param float $warnAbove seconds of lag that trigger $onLag
-     * @param (Closure(float): void)|null $onLag receives the lag in seconds
+     * @param (Closure(float): mixed)|null $onLag receives the lag in seconds
      */
     public function __construct(
         private readonly float $interval = 0.1,
@@ -41,6 +41,7 @@ final class LoopLagGauge
         if ($this->timerId !== null) {
             return;
         }
+        ErrorReporter::installOnLoop();
         $this->expected = \hrtime(true) / 1e9 + $this->interval;
         $this->timerId = EventLoop::unreference(EventLoop::repeat($this->interval, function (): void {
             $now = \hrtime(true) / 1e9;

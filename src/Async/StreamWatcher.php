@@ -46,13 +46,19 @@ final class StreamWatcher
         $this->close();
     }
 
-    /** @throws TimeoutException|CancelledException|StreamClosedException */
+    /**
+     * @throws TimeoutException|CancelledException|StreamClosedException
+     * @throws \LogicException when another fiber already waits to read
+     */
     public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
         $this->await(true, $timeout, $cancellation);
     }
 
-    /** @throws TimeoutException|CancelledException|StreamClosedException */
+    /**
+     * @throws TimeoutException|CancelledException|StreamClosedException
+     * @throws \LogicException when another fiber already waits to write
+     */
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
         $this->await(false, $timeout, $cancellation);
@@ -89,9 +95,16 @@ final class StreamWatcher
         } else {
             $waiters->writer = $suspension;
         }
-        $wake = $read
-            ? static fn (\Throwable $e) => $waiters->wakeReader($e)
-            : static fn (\Throwable $e) => $waiters->wakeWriter($e);
+        // A cancellation callback runs from the loop queue and may come late: $waiting makes sure
+        // it can only end this wait, never a later one of the same fiber on this stream.
+        $waiting = true;
+        $wake = static function (\Throwable $e) use ($waiters, $read, &$waiting): void {
+            // @phpstan-ignore booleanNot.alwaysFalse ($waiting is cleared by reference when the wait ends)
+            if (!$waiting) {
+                return;
+            }
+            $read ? $waiters->wakeReader($e) : $waiters->wakeWriter($e);
+        };
         $timerId = $timeout === null ? null : EventLoop::delay(\max(0.0, $timeout), static fn () => $wake(new TimeoutException(
             \sprintf('The stream did not become %s within %.3f s', $read ? 'readable' : 'writable', $timeout),
         )));
@@ -100,6 +113,8 @@ final class StreamWatcher
         try {
             $suspension->suspend();
         } finally {
+            $waiting = false;
+            // @phpstan-ignore booleanNot.alwaysTrue (close() may run while this fiber is suspended)
             if (!$this->closed) {
                 EventLoop::disable($watcherId);
             }

@@ -19,15 +19,18 @@ final class Timer
     {
     }
 
-    /** @param Closure(): void $callback */
+    /** @param Closure(): mixed $callback its return value is ignored */
     public static function after(float $seconds, Closure $callback): self
     {
         ErrorReporter::installOnLoop();
 
-        return new self(EventLoop::delay(\max(0.0, $seconds), static fn () => $callback()));
+        // A Revolt callback must return null: wrap, so a callback that returns a value is fine.
+        return new self(EventLoop::delay(\max(0.0, $seconds), static function () use ($callback): void {
+            $callback();
+        }));
     }
 
-    /** @param Closure(): void $callback */
+    /** @param Closure(): mixed $callback its return value is ignored */
     public static function every(float $seconds, Closure $callback): self
     {
         if ($seconds <= 0.0) {
@@ -35,7 +38,9 @@ final class Timer
         }
         ErrorReporter::installOnLoop();
 
-        return new self(EventLoop::repeat($seconds, static fn () => $callback()));
+        return new self(EventLoop::repeat($seconds, static function () use ($callback): void {
+            $callback();
+        }));
     }
 
     public function cancel(): void

@@ -15,7 +15,9 @@ use Revolt\EventLoop\Suspension;
  */
 final class StreamWaiters
 {
+    /** @var Suspension<mixed>|null */
     public ?Suspension $reader = null;
+    /** @var Suspension<mixed>|null */
     public ?Suspension $writer = null;
 
     public function wakeReader(?\Throwable $error = null): void

@@ -18,7 +18,7 @@ use Revolt\EventLoop\Suspension;
  */
 final class WaitQueue
 {
-    /** @var array<int, array{Suspension, mixed}> suspension and the waiter's payload */
+    /** @var array<int, array{Suspension<mixed>, mixed}> suspension and the waiter's payload */
     private array $waiters = [];
     private int $nextId = 0;
 
