@@ -1,0 +1,44 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * The aircraft application as a PHP-FPM front controller (nginx rewrites every path here).
+ * The same classes as server.php; the handler runs in a fiber and the loop is driven until it
+ * completes. PHP-FPM keeps no state between requests, so each request connects anew — or, with
+ * DATABASE_PERSISTENT=1, reuses one persistent connection per FPM child.
+ */
+
+use Bobbin\Apps\Aircraft\AircraftConfig;
+use Bobbin\Apps\Aircraft\AircraftServices;
+use Bobbin\Apps\Aircraft\Http\AircraftApplication;
+use Bobbin\Http\Sapi\SapiRunner;
+use Bobbin\Http\StderrLogger;
+use Bobbin\Postgres\ConnectionPool;
+use Bobbin\Postgres\PoolConfig;
+
+require_once \dirname(__DIR__, 3) . '/vendor/autoload.php';
+
+$logger = new StderrLogger(stream: \fopen('php://stderr', 'w'));
+try {
+    $config = AircraftConfig::fromEnvironment(\getenv());
+} catch (\Throwable $e) {
+    $logger->critical('Bad configuration: {message}', ['message' => $e->getMessage()]);
+    \http_response_code(500);
+    \header('Content-Type: application/json');
+    echo '{"error":"The server is misconfigured"}';
+
+    return;
+}
+$pool = new ConnectionPool(PoolConfig::fromConnectionString(
+    $config->databaseUrl,
+    maxSize: 1,
+    acquireTimeout: $config->poolWait,
+));
+try {
+    (new SapiRunner())->run(
+        AircraftServices::container(static fn () => $pool, $logger)->get(AircraftApplication::class),
+    );
+} finally {
+    $pool->close();
+}
