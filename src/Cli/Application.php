@@ -1,0 +1,71 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Cli;
+
+/** `bin/bobbin`: picks the sub-command and turns failures into one stderr line and an exit code. */
+final class Application
+{
+    public const EXIT_OK = 0;
+    public const EXIT_RUNTIME = 1;
+    public const EXIT_USAGE = 2;
+
+    /**
+     * @param resource|null $stdout
+     * @param resource|null $stderr
+     */
+    public function __construct(private $stdout = null, private $stderr = null)
+    {
+        $this->stdout ??= \STDOUT;
+        $this->stderr ??= \STDERR;
+    }
+
+    /** @param list<string> $arguments the command line without the program name */
+    public function run(array $arguments): int
+    {
+        $command = $arguments[0] ?? '--help';
+        try {
+            switch ($command) {
+                case '--help':
+                case '-h':
+                case 'help':
+                    if (($arguments[1] ?? null) === 'serve') {
+                        \fwrite($this->stdout, ServeCommand::help());
+                    } else {
+                        \fwrite($this->stdout, self::help());
+                    }
+
+                    return self::EXIT_OK;
+                case 'serve':
+                    return (new ServeCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
+                default:
+                    throw new UsageError(\sprintf('Unknown command "%s" (try bin/bobbin --help)', $command));
+            }
+        } catch (UsageError $error) {
+            \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
+
+            return self::EXIT_USAGE;
+        } catch (\Throwable $error) {
+            $message = $error instanceof StartupFailure
+                ? $error->getMessage()
+                : \sprintf('%s: %s in %s:%d', $error::class, $error->getMessage(), $error->getFile(), $error->getLine());
+            \fwrite($this->stderr, 'bobbin: ' . \str_replace("\n", ' ', $message) . "\n");
+
+            return self::EXIT_RUNTIME;
+        }
+    }
+
+    public static function help(): string
+    {
+        return <<<'TEXT'
+            Bobbin — a long-running PHP application server.
+
+            Usage:
+              bin/bobbin serve APP_FILE [options]   serve a PSR-15 application over HTTP/1.1
+              bin/bobbin serve --help               every option of serve
+              bin/bobbin --help                     this text
+
+            TEXT;
+    }
+}

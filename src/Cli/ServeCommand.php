@@ -1,0 +1,265 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Cli;
+
+use Bobbin\Async\Signals;
+use Bobbin\Http\ClosureHandler;
+use Bobbin\Http\InvalidConfigException;
+use Bobbin\Http\Server;
+use Bobbin\Http\ServerConfig;
+use Bobbin\Http\ServerStartException;
+use Bobbin\Http\StderrLogger;
+use Closure;
+use Psr\Http\Server\RequestHandlerInterface;
+use Psr\Log\LogLevel;
+
+/**
+ * `bin/bobbin serve APP_FILE`: one worker in the foreground until SIGTERM/SIGINT. Options come
+ * from, weakest first: defaults, --config=FILE, BOBBIN_* environment variables, the command line.
+ */
+final class ServeCommand
+{
+    /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
+    private const OWN_OPTIONS = [
+        'workers' => ['int', '1', 'worker processes (only 1 until the master process exists)'],
+        'pid-file' => ['string', '', 'write the process id here while running'],
+        'config' => ['string', '', 'PHP file returning an array of option => value'],
+        'log-level' => ['string', 'info', 'least severe log level written to stderr'],
+    ];
+
+    /**
+     * @param resource $stdout
+     * @param resource $stderr
+     */
+    public function __construct(private $stdout, private $stderr)
+    {
+    }
+
+    /**
+     * @param list<string> $arguments
+     * @throws UsageError
+     */
+    public function run(array $arguments): int
+    {
+        [$appFile, $cliOptions, $wantsHelp] = self::parseArguments($arguments);
+        if ($wantsHelp) {
+            \fwrite($this->stdout, self::help());
+
+            return Application::EXIT_OK;
+        }
+        $options = self::mergeOptions($cliOptions, \getenv());
+        $workers = $options['workers'] ?? '1';
+        if ((!\is_int($workers) && (!\is_string($workers) || !\ctype_digit($workers))) || (int) $workers < 1) {
+            throw new UsageError('--workers expects a whole number of at least 1');
+        }
+        if ((int) $workers > 1) {
+            throw new UsageError('--workers greater than 1 is not yet supported (no master process yet); use --workers=1');
+        }
+        $pidFile = (string) ($options['pid-file'] ?? '');
+        $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
+        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level']);
+        try {
+            $config = ServerConfig::fromArray($options);
+            $logger = new StderrLogger($logLevel, $this->stderr);
+        } catch (InvalidConfigException | \InvalidArgumentException $error) {
+            throw new UsageError($error->getMessage());
+        }
+        if ($appFile === null) {
+            throw new UsageError('serve needs an APP_FILE (try bin/bobbin serve --help)');
+        }
+        $handler = self::loadApplication($appFile);
+
+        $server = new Server($config, $handler, $logger);
+        try {
+            $server->start();
+        } catch (ServerStartException $error) {
+            \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
+
+            return Application::EXIT_RUNTIME;
+        }
+        if ($pidFile !== '' && @\file_put_contents($pidFile, \getmypid() . "\n") === false) {
+            $server->stop(0.0);
+            \fwrite($this->stderr, \sprintf("bobbin: cannot write the pid file %s\n", $pidFile));
+
+            return Application::EXIT_RUNTIME;
+        }
+        $stop = static function (int $signal) use ($server, $logger, $config): void {
+            if ($server->isStopping()) {
+                $logger->warning('Received signal {signal} again; closing every connection now', ['signal' => $signal]);
+                $server->abort();
+
+                return;
+            }
+            $logger->info('Received signal {signal}; stopping gracefully (up to {s} s)', ['signal' => $signal, 's' => $config->drainTimeout]);
+            $server->stop($config->drainTimeout);
+        };
+        $signalIds = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
+        $logger->info('Listening on {address} (pid {pid})', ['address' => $server->address(), 'pid' => \getmypid()]);
+
+        $server->stopped()->await();
+
+        foreach ($signalIds as $id) {
+            Signals::off($id);
+        }
+        if ($pidFile !== '') {
+            @\unlink($pidFile);
+        }
+        $logger->info('Stopped');
+
+        return Application::EXIT_OK;
+    }
+
+    public static function help(): string
+    {
+        $lines = [
+            'Usage: bin/bobbin serve APP_FILE [options]',
+            '',
+            'APP_FILE returns a PSR-15 RequestHandlerInterface or a Closure(ServerRequestInterface): ResponseInterface.',
+            'Every option can also be set as an environment variable (--max-body-bytes → BOBBIN_MAX_BODY_BYTES)',
+            'or as a key of the array returned by --config=FILE; the command line wins, then the environment.',
+            'SIGTERM or SIGINT stops gracefully: no new connections, requests in flight finish (up to --drain-timeout);',
+            'a second SIGTERM or SIGINT closes what is left at once.',
+            '',
+            'Options:',
+        ];
+        $rows = [];
+        foreach (self::OWN_OPTIONS as $name => [, $default, $help]) {
+            $rows[] = [$name, $default, $help];
+        }
+        foreach (ServerConfig::OPTIONS as $name => [, , $default, $help]) {
+            $rows[] = [$name, \is_bool($default) ? \var_export($default, true) : (string) $default, $help];
+        }
+        foreach ($rows as [$name, $default, $help]) {
+            $lines[] = \sprintf('  --%-30s %s', $name . '=VALUE', $help);
+            $lines[] = \sprintf('  %-32s %s%s', '', $default === '' ? '' : 'default ' . $default . ', ', 'env ' . self::envName($name));
+        }
+        $lines[] = \sprintf('  %-32s %s', '--help', 'this text');
+
+        return \implode("\n", $lines) . "\n";
+    }
+
+    public static function envName(string $option): string
+    {
+        return 'BOBBIN_' . \strtoupper(\str_replace('-', '_', $option));
+    }
+
+    /**
+     * @param list<string> $arguments
+     * @return array{?string, array<string, string>, bool}
+     * @throws UsageError
+     */
+    private static function parseArguments(array $arguments): array
+    {
+        $appFile = null;
+        $options = [];
+        $count = \count($arguments);
+        for ($i = 0; $i < $count; $i++) {
+            $argument = $arguments[$i];
+            if ($argument === '--help' || $argument === '-h') {
+                return [null, [], true];
+            }
+            if (\str_starts_with($argument, '--')) {
+                $equals = \strpos($argument, '=');
+                if ($equals !== false) {
+                    $name = \substr($argument, 2, $equals - 2);
+                    $value = \substr($argument, $equals + 1);
+                } else {
+                    $name = \substr($argument, 2);
+                    $type = self::OWN_OPTIONS[$name][0] ?? (ServerConfig::OPTIONS[$name][1] ?? null);
+                    if ($type === 'bool') {
+                        $value = '1';
+                    } elseif ($i + 1 < $count) {
+                        $value = $arguments[++$i];
+                    } else {
+                        throw new UsageError(\sprintf('Option --%s needs a value', $name));
+                    }
+                }
+                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
+                    throw new UsageError(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
+                }
+                $options[$name] = $value;
+                continue;
+            }
+            if (\str_starts_with($argument, '-') && $argument !== '-') {
+                throw new UsageError(\sprintf('Unknown option %s (try bin/bobbin serve --help)', $argument));
+            }
+            if ($appFile !== null) {
+                throw new UsageError(\sprintf('Unexpected argument "%s": serve takes one APP_FILE', $argument));
+            }
+            $appFile = $argument;
+        }
+
+        return [$appFile, $options, false];
+    }
+
+    /**
+     * @param array<string, string> $cliOptions
+     * @param array<string, string> $environment
+     * @return array<string, mixed>
+     * @throws UsageError
+     */
+    private static function mergeOptions(array $cliOptions, array $environment): array
+    {
+        $fromEnvironment = [];
+        foreach (\array_merge(\array_keys(self::OWN_OPTIONS), \array_keys(ServerConfig::OPTIONS)) as $name) {
+            $value = $environment[self::envName($name)] ?? null;
+            if ($value !== null && $value !== '') {
+                $fromEnvironment[$name] = $value;
+            }
+        }
+        $configFile = $cliOptions['config'] ?? $fromEnvironment['config'] ?? null;
+        $fromFile = [];
+        if ($configFile !== null && $configFile !== '') {
+            if (!\is_file($configFile) || !\is_readable($configFile)) {
+                throw new UsageError(\sprintf('--config: cannot read %s', $configFile));
+            }
+            $loaded = (static fn (string $file): mixed => require $file)($configFile);
+            if (!\is_array($loaded)) {
+                throw new UsageError(\sprintf('--config: %s must return an array of option => value', $configFile));
+            }
+            foreach ($loaded as $name => $value) {
+                $name = (string) $name;
+                if ($name === 'config' || (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name]))) {
+                    throw new UsageError(\sprintf('--config: unknown option "%s" in %s', $name, $configFile));
+                }
+                $fromFile[$name] = $value;
+            }
+        }
+
+        return \array_merge($fromFile, $fromEnvironment, $cliOptions);
+    }
+
+    /** @throws UsageError|StartupFailure */
+    private static function loadApplication(string $appFile): RequestHandlerInterface
+    {
+        if (!\is_file($appFile) || !\is_readable($appFile)) {
+            throw new UsageError(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
+        }
+        try {
+            $application = (static fn (string $file): mixed => require $file)($appFile);
+        } catch (\Throwable $error) {
+            throw new StartupFailure(\sprintf(
+                'APP_FILE %s failed to load: %s: %s (%s:%d)',
+                $appFile,
+                $error::class,
+                $error->getMessage(),
+                $error->getFile(),
+                $error->getLine(),
+            ), 0, $error);
+        }
+        if ($application instanceof RequestHandlerInterface) {
+            return $application;
+        }
+        if ($application instanceof Closure) {
+            return new ClosureHandler($application);
+        }
+
+        throw new UsageError(\sprintf(
+            'APP_FILE %s returned %s, not a RequestHandlerInterface or a Closure',
+            $appFile,
+            \get_debug_type($application),
+        ));
+    }
+}

@@ -1,0 +1,31 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+/** The parsed request line and header section of one request, with its framing decided. */
+final readonly class RequestHead
+{
+    /**
+     * @param array<string, list<string>> $headers field names as sent, repeated fields kept
+     */
+    public function __construct(
+        public string $method,
+        public string $target,
+        public string $protocolVersion,
+        public array $headers,
+        public ?string $host,
+        public int $contentLength,
+        public bool $chunked,
+        public bool $keepAlive,
+        public bool $expectsContinue,
+        public ?string $cookie,
+    ) {
+    }
+
+    public function hasBody(): bool
+    {
+        return $this->chunked || $this->contentLength > 0;
+    }
+}

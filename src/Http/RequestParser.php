@@ -1,0 +1,425 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+/**
+ * Incremental HTTP/1.1 request parser (RFC 9112) for one connection. Bytes are appended to
+ * $buffer as they arrive (one at a time or many requests at once); nextHead() and readBody()
+ * return null until enough has arrived and throw ProtocolError for anything ambiguous, so a
+ * request can never be framed two ways (the root of request smuggling).
+ */
+final class RequestParser
+{
+    private const TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    /** Control characters forbidden in field values (HTAB is allowed). */
+    private const CTL = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
+    private const HEX = '0123456789abcdefABCDEF';
+    private const MAX_CHUNK_LINE = 4096;
+
+    private const CHUNK_SIZE = 0;
+    private const CHUNK_DATA = 1;
+    private const CHUNK_DATA_END = 2;
+    private const CHUNK_TRAILER = 3;
+
+    /** Received bytes not yet consumed by a head or body. */
+    public string $buffer = '';
+
+    private int $chunkState = self::CHUNK_SIZE;
+    private int $chunkRemaining = 0;
+    private string $body = '';
+    private int $trailerBytes = 0;
+    private int $trailerCount = 0;
+    /** How much of an incomplete head was already checked, so slow senders cost linear time. */
+    private int $headScanned = 0;
+
+    public function __construct(
+        private readonly int $maxRequestLineBytes = 8192,
+        private readonly int $maxHeaderBytes = 16384,
+        private readonly int $maxHeaderCount = 100,
+        private readonly int $maxBodyBytes = 10485760,
+    ) {
+    }
+
+    public static function fromConfig(ServerConfig $config): self
+    {
+        return new self($config->maxRequestLineBytes, $config->maxHeaderBytes, $config->maxHeaderCount, $config->maxBodyBytes);
+    }
+
+    /**
+     * The next complete request head from the buffer, or null if more bytes are needed.
+     *
+     * @throws ProtocolError
+     */
+    public function nextHead(): ?RequestHead
+    {
+        $buffer = $this->buffer;
+        // RFC 9112 §2.2: ignore empty lines before a request line (some clients send them).
+        if ($buffer !== '' && $buffer[0] === "\r") {
+            while (\str_starts_with($buffer, "\r\n")) {
+                $buffer = (string) \substr($buffer, 2);
+            }
+            $this->buffer = $buffer;
+            $this->headScanned = 0;
+            if ($buffer === '' || $buffer === "\r") {
+                return null;
+            }
+        }
+        $end = \strpos($buffer, "\r\n\r\n", \max(0, $this->headScanned - 3));
+        if ($end === false) {
+            $this->checkIncompleteHead($buffer);
+            $this->headScanned = \strlen($buffer);
+
+            return null;
+        }
+        $this->headScanned = 0;
+        $this->buffer = (string) \substr($buffer, $end + 4);
+
+        return $this->parseHead(\substr($buffer, 0, $end), $end + 4);
+    }
+
+    /**
+     * The whole body of $head once it has arrived, or null if more bytes are needed. Chunked
+     * bodies are decoded as they arrive (extensions and trailers are accepted and dropped).
+     *
+     * @throws ProtocolError
+     */
+    public function readBody(RequestHead $head): ?string
+    {
+        if (!$head->chunked) {
+            $length = $head->contentLength;
+            if (\strlen($this->buffer) < $length) {
+                return null;
+            }
+            $body = \substr($this->buffer, 0, $length);
+            $this->buffer = (string) \substr($this->buffer, $length);
+
+            return $body;
+        }
+
+        return $this->decodeChunked();
+    }
+
+    /** @throws ProtocolError */
+    private function checkIncompleteHead(string $buffer): void
+    {
+        $lineEnd = \strpos($buffer, "\n");
+        if ($lineEnd === false) {
+            if (\strlen($buffer) > $this->maxRequestLineBytes) {
+                throw new ProtocolError(414, 'Request line too long');
+            }
+
+            return;
+        }
+        if ($lineEnd === 0 || $buffer[$lineEnd - 1] !== "\r") {
+            throw new ProtocolError(400, 'Bare LF in the request line');
+        }
+        if ($lineEnd - 1 > $this->maxRequestLineBytes) {
+            throw new ProtocolError(414, 'Request line too long');
+        }
+        // Fail fast on a bare LF instead of waiting for a CRLFCRLF that may never come.
+        if (\preg_match('/(?<!\r)\n/', $buffer, $match, 0, \max(0, $this->headScanned - 1)) === 1) {
+            throw new ProtocolError(400, 'Bare LF in the header section');
+        }
+        if (\strlen($buffer) > $this->maxHeaderBytes) {
+            throw new ProtocolError(431, 'Request header section too large');
+        }
+    }
+
+    /** @throws ProtocolError */
+    private function parseHead(string $head, int $headBytes): RequestHead
+    {
+        $lineEnd = \strpos($head, "\r\n");
+        $requestLine = $lineEnd === false ? $head : \substr($head, 0, $lineEnd);
+        if (\strlen($requestLine) > $this->maxRequestLineBytes) {
+            throw new ProtocolError(414, 'Request line too long');
+        }
+        if ($headBytes > $this->maxHeaderBytes) {
+            throw new ProtocolError(431, 'Request header section too large');
+        }
+        if (\preg_match('#^([!\#$%&\'*+.^_`|~0-9A-Za-z-]+) ([\x21-\x7e]+) HTTP/([0-9])\.([0-9])$#D', $requestLine, $m) !== 1) {
+            if (\preg_match('#^[!\#$%&\'*+.^_`|~0-9A-Za-z-]+ [\x21-\x7e]+ HTTP/[0-9]+\.[0-9]+$#D', $requestLine) === 1) {
+                throw new ProtocolError(505, 'HTTP version not supported');
+            }
+            throw new ProtocolError(400, 'Malformed request line');
+        }
+        [, $method, $target, $major, $minor] = $m;
+        if ($major !== '1' || ($minor !== '1' && $minor !== '0')) {
+            throw new ProtocolError(505, 'HTTP version not supported');
+        }
+        $version = $minor === '1' ? '1.1' : '1.0';
+        if ($target[0] !== '/') {
+            if ($target === '*') {
+                if ($method !== 'OPTIONS') {
+                    throw new ProtocolError(400, 'Asterisk-form target is only for OPTIONS');
+                }
+            } elseif ($method === 'CONNECT') {
+                throw new ProtocolError(501, 'CONNECT is not supported');
+            } elseif (\preg_match('#^[A-Za-z][A-Za-z0-9+.-]*://#', $target) !== 1) {
+                throw new ProtocolError(400, 'Malformed request target');
+            }
+        }
+
+        $headers = [];
+        $hostCount = 0;
+        $host = $cookie = null;
+        $contentLengths = $transferEncodings = $connection = [];
+        $expect = null;
+        if ($lineEnd !== false) {
+            $lines = \explode("\r\n", \substr($head, $lineEnd + 2));
+            if (\count($lines) > $this->maxHeaderCount) {
+                throw new ProtocolError(431, 'Too many header fields');
+            }
+            foreach ($lines as $line) {
+                [$name, $value] = self::parseField($line);
+                $headers[$name][] = $value;
+                switch (\strtolower($name)) {
+                    case 'host':
+                        $hostCount++;
+                        $host = $value;
+                        break;
+                    case 'content-length':
+                        $contentLengths[] = $value;
+                        break;
+                    case 'transfer-encoding':
+                        $transferEncodings[] = $value;
+                        break;
+                    case 'connection':
+                        $connection[] = $value;
+                        break;
+                    case 'expect':
+                        $expect = $expect === null ? $value : $expect . ',' . $value;
+                        break;
+                    case 'cookie':
+                        $cookie = $cookie === null ? $value : $cookie . '; ' . $value;
+                        break;
+                }
+            }
+        }
+
+        if ($hostCount > 1) {
+            throw new ProtocolError(400, 'More than one Host header');
+        }
+        if ($hostCount === 0 && $version === '1.1') {
+            throw new ProtocolError(400, 'Missing Host header');
+        }
+        if ($host !== null && \preg_match('/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~%!$&\'()*+,;=-]*)(?::[0-9]*)?$/D', $host) !== 1) {
+            throw new ProtocolError(400, 'Malformed Host header');
+        }
+
+        $chunked = false;
+        $contentLength = 0;
+        if ($transferEncodings !== []) {
+            if ($contentLengths !== []) {
+                throw new ProtocolError(400, 'Both Content-Length and Transfer-Encoding');
+            }
+            if ($version === '1.0') {
+                throw new ProtocolError(400, 'Transfer-Encoding in an HTTP/1.0 request');
+            }
+            $codings = \array_map(
+                static fn (string $c): string => \strtolower(\trim($c, " \t")),
+                \explode(',', \implode(',', $transferEncodings)),
+            );
+            if ($codings !== ['chunked']) {
+                if (\in_array('chunked', $codings, true) || \in_array('', $codings, true)) {
+                    throw new ProtocolError(400, 'Transfer-Encoding must be a single final chunked');
+                }
+                throw new ProtocolError(501, 'Unsupported transfer coding');
+            }
+            $chunked = true;
+            $this->chunkState = self::CHUNK_SIZE;
+            $this->body = '';
+            $this->trailerBytes = $this->trailerCount = 0;
+        } elseif ($contentLengths !== []) {
+            $contentLength = $this->parseContentLength($contentLengths);
+        }
+
+        $keepAlive = $version === '1.1';
+        foreach ($connection as $value) {
+            foreach (\explode(',', \strtolower($value)) as $option) {
+                $option = \trim($option, " \t");
+                if ($option === 'close') {
+                    $keepAlive = false;
+                    break 2;
+                }
+                if ($option === 'keep-alive') {
+                    $keepAlive = true;
+                }
+            }
+        }
+
+        $expectsContinue = false;
+        if ($expect !== null) {
+            if (\strtolower(\trim($expect, " \t")) !== '100-continue') {
+                throw new ProtocolError(417, 'Unsupported expectation');
+            }
+            $expectsContinue = $version === '1.1';
+        }
+
+        return new RequestHead($method, $target, $version, $headers, $host, $contentLength, $chunked, $keepAlive, $expectsContinue, $cookie);
+    }
+
+    /**
+     * @return array{string, string}
+     * @throws ProtocolError
+     */
+    private static function parseField(string $line): array
+    {
+        $colon = \strpos($line, ':');
+        // Also rejects obs-fold (a line starting with whitespace) and whitespace before the colon.
+        if ($colon === false || $colon === 0 || \strspn($line, self::TOKEN, 0, $colon) !== $colon) {
+            throw new ProtocolError(400, 'Malformed header field');
+        }
+        $value = \trim(\substr($line, $colon + 1), " \t");
+        if ($value !== '' && \strcspn($value, self::CTL) !== \strlen($value)) {
+            throw new ProtocolError(400, 'Control character in a header value');
+        }
+
+        return [\substr($line, 0, $colon), $value];
+    }
+
+    /**
+     * @param list<string> $values
+     * @throws ProtocolError
+     */
+    private function parseContentLength(array $values): int
+    {
+        $length = null;
+        foreach (\explode(',', \implode(',', $values)) as $value) {
+            $value = \trim($value, " \t");
+            if ($value === '' || !\ctype_digit($value)) {
+                throw new ProtocolError(400, 'Malformed Content-Length');
+            }
+            $value = \ltrim($value, '0');
+            if (\strlen($value) > 18) {
+                throw new ProtocolError(413, 'Request body too large');
+            }
+            $value = (int) $value;
+            if ($length !== null && $length !== $value) {
+                throw new ProtocolError(400, 'Conflicting Content-Length values');
+            }
+            $length = $value;
+        }
+        if ($length > $this->maxBodyBytes) {
+            throw new ProtocolError(413, 'Request body too large');
+        }
+
+        return (int) $length;
+    }
+
+    /** @throws ProtocolError */
+    private function decodeChunked(): ?string
+    {
+        while (true) {
+            switch ($this->chunkState) {
+                case self::CHUNK_SIZE:
+                    $line = $this->takeLine(self::MAX_CHUNK_LINE, 400);
+                    if ($line === null) {
+                        return null;
+                    }
+                    $semicolon = \strpos($line, ';');
+                    // Whitespace is allowed only before an extension's ";" (BWS), never after the size alone.
+                    $size = $semicolon === false ? $line : \rtrim(\substr($line, 0, $semicolon), " \t");
+                    if ($size === '' || \strspn($size, self::HEX) !== \strlen($size)) {
+                        throw new ProtocolError(400, 'Malformed chunk size');
+                    }
+                    $size = \ltrim($size, '0');
+                    if (\strlen($size) > 15) {
+                        throw new ProtocolError(400, 'Chunk size overflows');
+                    }
+                    if ($semicolon !== false && \strcspn($line, self::CTL, $semicolon) !== \strlen($line) - $semicolon) {
+                        throw new ProtocolError(400, 'Control character in a chunk extension');
+                    }
+                    $size = $size === '' ? 0 : (int) \hexdec($size);
+                    if ($size === 0) {
+                        $this->chunkState = self::CHUNK_TRAILER;
+                        break;
+                    }
+                    if (\strlen($this->body) + $size > $this->maxBodyBytes) {
+                        throw new ProtocolError(413, 'Request body too large');
+                    }
+                    $this->chunkRemaining = $size;
+                    $this->chunkState = self::CHUNK_DATA;
+                    break;
+                case self::CHUNK_DATA:
+                    $available = \strlen($this->buffer);
+                    if ($available === 0) {
+                        return null;
+                    }
+                    if ($available <= $this->chunkRemaining) {
+                        $this->body .= $this->buffer;
+                        $this->buffer = '';
+                        $this->chunkRemaining -= $available;
+                    } else {
+                        $this->body .= \substr($this->buffer, 0, $this->chunkRemaining);
+                        $this->buffer = \substr($this->buffer, $this->chunkRemaining);
+                        $this->chunkRemaining = 0;
+                    }
+                    if ($this->chunkRemaining > 0) {
+                        return null;
+                    }
+                    $this->chunkState = self::CHUNK_DATA_END;
+                    break;
+                case self::CHUNK_DATA_END:
+                    if (\strlen($this->buffer) < 2) {
+                        if ($this->buffer !== '' && $this->buffer !== "\r") {
+                            throw new ProtocolError(400, 'Chunk data not followed by CRLF');
+                        }
+
+                        return null;
+                    }
+                    if ($this->buffer[0] !== "\r" || $this->buffer[1] !== "\n") {
+                        throw new ProtocolError(400, 'Chunk data not followed by CRLF');
+                    }
+                    $this->buffer = (string) \substr($this->buffer, 2);
+                    $this->chunkState = self::CHUNK_SIZE;
+                    break;
+                default:
+                    $line = $this->takeLine($this->maxHeaderBytes - $this->trailerBytes, 431);
+                    if ($line === null) {
+                        return null;
+                    }
+                    if ($line === '') {
+                        $body = $this->body;
+                        $this->body = '';
+                        $this->chunkState = self::CHUNK_SIZE;
+
+                        return $body;
+                    }
+                    self::parseField($line);
+                    $this->trailerBytes += \strlen($line) + 2;
+                    if (++$this->trailerCount > $this->maxHeaderCount) {
+                        throw new ProtocolError(431, 'Too many trailer fields');
+                    }
+            }
+        }
+    }
+
+    /**
+     * Takes one CRLF-terminated line off the buffer, or returns null if it has not arrived.
+     *
+     * @throws ProtocolError
+     */
+    private function takeLine(int $maxLength, int $tooLongStatus): ?string
+    {
+        $end = \strpos($this->buffer, "\n");
+        if ($end === false) {
+            if (\strlen($this->buffer) > $maxLength) {
+                throw new ProtocolError($tooLongStatus, 'Line too long');
+            }
+
+            return null;
+        }
+        if ($end === 0 || $this->buffer[$end - 1] !== "\r") {
+            throw new ProtocolError(400, 'Bare LF');
+        }
+        if ($end - 1 > $maxLength) {
+            throw new ProtocolError($tooLongStatus, 'Line too long');
+        }
+        $line = \substr($this->buffer, 0, $end - 1);
+        $this->buffer = (string) \substr($this->buffer, $end + 1);
+
+        return $line;
+    }
+}

@@ -1,0 +1,157 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+/**
+ * Everything one HTTP server (one worker) needs to know, validated once at start. Shared by
+ * the `serve` command and the master process, so both read options the same way.
+ */
+final readonly class ServerConfig
+{
+    /**
+     * Option name (as on the command line) => [property, type, default, help]. The single
+     * source for fromArray(), the CLI's --help and the environment-variable names.
+     *
+     * @var array<string, array{string, string, int|float|bool|string, string}>
+     */
+    public const OPTIONS = [
+        'listen' => ['listen', 'string', '127.0.0.1:8080', 'HOST:PORT or unix:/path.sock to listen on'],
+        'backlog' => ['backlog', 'int', 1024, 'listen queue length'],
+        'max-request-line-bytes' => ['maxRequestLineBytes', 'int', 8192, 'longest request line (414 above it)'],
+        'max-header-bytes' => ['maxHeaderBytes', 'int', 16384, 'largest request head incl. request line (431 above it)'],
+        'max-header-count' => ['maxHeaderCount', 'int', 100, 'most header fields in a request (431 above it)'],
+        'max-body-bytes' => ['maxBodyBytes', 'int', 10485760, 'largest request body (413 above it)'],
+        'header-timeout' => ['headerTimeout', 'float', 10.0, 'seconds to receive a request head (408 after it)'],
+        'idle-timeout' => ['idleTimeout', 'float', 30.0, 'seconds a keep-alive connection may stay idle'],
+        'body-timeout' => ['bodyTimeout', 'float', 60.0, 'seconds to receive a request body (408 after it)'],
+        'request-timeout' => ['requestTimeout', 'float', 30.0, 'seconds the application may take (503 after it)'],
+        'write-timeout' => ['writeTimeout', 'float', 30.0, 'seconds a client may stall reading a response before it is dropped'],
+        'max-requests-per-connection' => ['maxRequestsPerConnection', 'int', 10000, 'requests on one connection before it is closed (0: no limit)'],
+        'max-connections' => ['maxConnections', 'int', 1000, 'concurrent connections; above it the server stops accepting'],
+        'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
+        'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
+        'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
+    ];
+
+    public function __construct(
+        public string $listen = '127.0.0.1:8080',
+        public int $backlog = 1024,
+        public int $maxRequestLineBytes = 8192,
+        public int $maxHeaderBytes = 16384,
+        public int $maxHeaderCount = 100,
+        public int $maxBodyBytes = 10485760,
+        public float $headerTimeout = 10.0,
+        public float $idleTimeout = 30.0,
+        public float $bodyTimeout = 60.0,
+        public float $requestTimeout = 30.0,
+        public float $writeTimeout = 30.0,
+        public int $maxRequestsPerConnection = 10000,
+        public int $maxConnections = 1000,
+        public float $drainTimeout = 10.0,
+        public bool $accessLog = false,
+        public string $serverHeader = 'Bobbin',
+    ) {
+        ListenAddress::parse($listen);
+        foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
+            'max-header-count' => $maxHeaderCount, 'max-connections' => $maxConnections] as $name => $value) {
+            if ($value < 1) {
+                throw new InvalidConfigException(\sprintf('--%s must be at least 1, got %d', $name, $value));
+            }
+        }
+        foreach (['max-body-bytes' => $maxBodyBytes, 'max-requests-per-connection' => $maxRequestsPerConnection] as $name => $value) {
+            if ($value < 0) {
+                throw new InvalidConfigException(\sprintf('--%s must not be negative, got %d', $name, $value));
+            }
+        }
+        foreach (['header-timeout' => $headerTimeout, 'idle-timeout' => $idleTimeout, 'body-timeout' => $bodyTimeout,
+            'request-timeout' => $requestTimeout, 'write-timeout' => $writeTimeout] as $name => $value) {
+            if (!($value > 0.0) || \is_infinite($value)) {
+                throw new InvalidConfigException(\sprintf('--%s must be a positive number of seconds', $name));
+            }
+        }
+        if ($drainTimeout < 0.0) {
+            throw new InvalidConfigException('--drain-timeout must not be negative');
+        }
+        if ($maxRequestLineBytes > $maxHeaderBytes) {
+            throw new InvalidConfigException('--max-request-line-bytes must not exceed --max-header-bytes');
+        }
+        if (\strpbrk($serverHeader, "\r\n\0") !== false) {
+            throw new InvalidConfigException('--server-header must be a single line');
+        }
+    }
+
+    /**
+     * Builds a config from option => value pairs (strings from the command line or the
+     * environment, or typed values from a config file). Unknown options are an error.
+     *
+     * @param array<string, mixed> $options
+     * @throws InvalidConfigException
+     */
+    public static function fromArray(array $options): self
+    {
+        $arguments = [];
+        foreach ($options as $name => $value) {
+            if (!isset(self::OPTIONS[$name])) {
+                throw new InvalidConfigException(\sprintf('Unknown option --%s', $name));
+            }
+            [$property, $type] = self::OPTIONS[$name];
+            $arguments[$property] = self::convert($name, $type, $value);
+        }
+
+        return new self(...$arguments);
+    }
+
+    /** How often the connection sweeper must look so that every timeout fires roughly on time. */
+    public function sweepInterval(): float
+    {
+        $shortest = \min($this->headerTimeout, $this->idleTimeout, $this->bodyTimeout, $this->requestTimeout, $this->writeTimeout);
+
+        return \max(0.05, \min(1.0, $shortest / 4));
+    }
+
+    private static function convert(string $name, string $type, mixed $value): int|float|bool|string
+    {
+        switch ($type) {
+            case 'int':
+                if (\is_int($value)) {
+                    return $value;
+                }
+                if (\is_string($value) && \preg_match('/^\s*(\d{1,18})\s*$/', $value, $m) === 1) {
+                    return (int) $m[1];
+                }
+                break;
+            case 'float':
+                if (\is_int($value) || \is_float($value)) {
+                    return (float) $value;
+                }
+                if (\is_string($value) && \is_numeric(\trim($value))) {
+                    return (float) \trim($value);
+                }
+                break;
+            case 'bool':
+                if (\is_bool($value)) {
+                    return $value;
+                }
+                if (\is_int($value) || \is_string($value)) {
+                    $bool = \filter_var($value, \FILTER_VALIDATE_BOOL, \FILTER_NULL_ON_FAILURE);
+                    if ($bool !== null) {
+                        return $bool;
+                    }
+                }
+                break;
+            default:
+                if (\is_string($value)) {
+                    return $value;
+                }
+        }
+
+        throw new InvalidConfigException(\sprintf('--%s expects %s, got %s', $name, match ($type) {
+            'int' => 'a whole number',
+            'float' => 'a number of seconds',
+            'bool' => 'a boolean (1/0, true/false, on/off)',
+            default => 'a string',
+        }, \is_scalar($value) ? \var_export($value, true) : \get_debug_type($value)));
+    }
+}

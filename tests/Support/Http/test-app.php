@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * The application the HTTP integration tests serve (bin/bobbin serve tests/Support/Http/test-app.php).
+ *   /info            JSON of what the server handed to the application
+ *   /echo            the request body back, with its Content-Type
+ *   /slow?ms=N       answers after N ms (a fiber wait, other requests go on)
+ *   /throw           the handler throws
+ *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
+ *   /big?bytes=N     N bytes of known size
+ *   /status?code=N   an empty response with that status
+ *   anything else    "Hello, World!"
+ */
+
+use Bobbin\Async\Async;
+use Bobbin\Tests\Support\Http\GeneratedStream;
+use Nyholm\Psr7\Response;
+use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\ServerRequestInterface;
+
+return static function (ServerRequestInterface $request): ResponseInterface {
+    $query = $request->getQueryParams();
+    switch ($request->getUri()->getPath()) {
+        case '/info':
+            return new Response(200, ['Content-Type' => 'application/json'], \json_encode([
+                'method' => $request->getMethod(),
+                'target' => $request->getRequestTarget(),
+                'uri' => (string) $request->getUri(),
+                'protocol' => $request->getProtocolVersion(),
+                'headers' => $request->getHeaders(),
+                'query' => $query,
+                'cookies' => $request->getCookieParams(),
+                'server' => $request->getServerParams(),
+                'body' => (string) $request->getBody(),
+            ], \JSON_THROW_ON_ERROR));
+        case '/echo':
+            $headers = $request->hasHeader('Content-Type') ? ['Content-Type' => $request->getHeaderLine('Content-Type')] : [];
+
+            return new Response(200, $headers, (string) $request->getBody());
+        case '/slow':
+            Async::delay(((int) ($query['ms'] ?? 100)) / 1000);
+
+            return new Response(200, ['Content-Type' => 'text/plain'], 'slow done');
+        case '/throw':
+            throw new \RuntimeException('secret detail that must not reach the client');
+        case '/stream':
+            return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), false));
+        case '/big':
+            return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), true));
+        case '/status':
+            return new Response((int) ($query['code'] ?? 200));
+        default:
+            return new Response(200, ['Content-Type' => 'text/plain'], 'Hello, World!');
+    }
+};
