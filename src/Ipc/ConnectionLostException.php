@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Ipc;
+
+/** The connection to the daemon ended while a request waited for its answer. */
+final class ConnectionLostException extends IpcException
+{
+}

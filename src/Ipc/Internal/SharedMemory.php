@@ -1,0 +1,104 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Ipc\Internal;
+
+use Bobbin\Ipc\IpcException;
+use FFI;
+use FFI\CData;
+
+/**
+ * A POSIX shared-memory segment mapped through FFI (libc's shm_open + mmap).
+ *
+ * @internal
+ */
+final class SharedMemory
+{
+    private const DECLARATIONS = <<<'C'
+        int shm_open(const char *name, int oflag, unsigned int mode);
+        void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
+        int munmap(void *addr, size_t length);
+        int close(int fd);
+        C;
+    /** Indexes into the header viewed as uint64_t[] and uint32_t[] (see bipc_shm_header). */
+    public const REQUEST_TAIL = 8;
+    public const REQUEST_HEAD = 16;
+    public const RESPONSE_TAIL = 24;
+    public const RESPONSE_HEAD = 32;
+    public const DAEMON_STALLED = 80;
+    private const REQUEST_CAPACITY = 2;
+    private const RESPONSE_CAPACITY = 3;
+    private const O_RDWR = 2;
+    private const PROT_READ_WRITE = 3;
+    private const MAP_SHARED = 1;
+
+    private static ?FFI $ffi = null;
+    private bool $unmapped = false;
+
+    /** The header as uint64_t[]: ring positions. */
+    public readonly CData $positions;
+    /** The header as uint32_t[]: capacities and flags. */
+    public readonly CData $words;
+    public readonly int $requestCapacity;
+    public readonly int $responseCapacity;
+
+    private function __construct(
+        private readonly FFI $lib,
+        private readonly CData $base,
+        private readonly int $size,
+    ) {
+        $this->positions = $lib->cast('uint64_t*', $base);
+        $this->words = $lib->cast('uint32_t*', $base);
+        $this->requestCapacity = (int) $this->words[self::REQUEST_CAPACITY];
+        $this->responseCapacity = (int) $this->words[self::RESPONSE_CAPACITY];
+    }
+
+    public static function map(string $name, int $size): self
+    {
+        if (!\extension_loaded('ffi')) {
+            throw new IpcException('The shared-memory channel needs ext-ffi');
+        }
+        try {
+            $lib = self::$ffi ??= FFI::cdef(self::DECLARATIONS, 'libc.so.6');
+        } catch (\Throwable $e) {
+            throw new IpcException('FFI is not usable here (ffi.enable must allow it in this SAPI): ' . $e->getMessage(), 0, $e);
+        }
+        /** @var int $fd */
+        $fd = self::call($lib, 'shm_open', $name, self::O_RDWR, 0);
+        if ($fd < 0) {
+            throw new IpcException(\sprintf('shm_open(%s) failed', $name));
+        }
+        $base = self::call($lib, 'mmap', null, $size, self::PROT_READ_WRITE, self::MAP_SHARED, $fd, 0);
+        self::call($lib, 'close', $fd);
+        /** @var CData $base */
+        if (FFI::isNull($base) || (int) $lib->cast('intptr_t', $base)->cdata === -1) { // @phpstan-ignore property.notFound (MAP_FAILED)
+            throw new IpcException(\sprintf('mmap of %s failed', $name));
+        }
+
+        return new self($lib, $base, $size);
+    }
+
+    /** A char pointer $offset bytes into the segment. */
+    public function pointer(int $offset): CData
+    {
+        $p = $this->lib->cast('char*', $this->base);
+
+        return $p + $offset;
+    }
+
+    /** Unmapped only here, when nothing can touch the memory any more. */
+    public function __destruct()
+    {
+        if (!$this->unmapped) {
+            $this->unmapped = true;
+            self::call($this->lib, 'munmap', $this->base, $this->size);
+        }
+    }
+
+    /** Calls a libc function declared in DECLARATIONS (the analyser cannot see FFI's methods). */
+    private static function call(FFI $lib, string $function, mixed ...$args): mixed
+    {
+        return $lib->$function(...$args);
+    }
+}

@@ -1,0 +1,325 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Ipc\Internal;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TimeoutException;
+use Bobbin\Async\Timer;
+use Bobbin\Ipc\ConnectionLostException;
+use Bobbin\Ipc\IpcException;
+use FFI;
+use FFI\CData;
+use Revolt\EventLoop;
+use Socket;
+
+/**
+ * A shared-memory channel: two rings in one segment the daemon created for us, an eventfd
+ * doorbell each way, and the unix connection of the handshake kept open as the lifeline (the
+ * daemon frees everything when it closes).
+ *
+ * @internal
+ */
+final class ShmConnection
+{
+    private const DATA_OFFSET = 4096;
+    private const WRAP = 0xFFFFFFFF;
+    private const OP_SHM_OPEN = 1;
+    private const OP_SHM_MAPPED = 2;
+    private const DOORBELL = "\x01\x00\x00\x00\x00\x00\x00\x00";
+    private const PADDING = "\x00\x00\x00\x00\x00\x00\x00";
+
+    private readonly ResponseRouter $router;
+    private readonly StreamWatcher $watcher;
+    /** The segment header as uint64_t[] (indexes in SharedMemory). */
+    private readonly CData $positions;
+    private readonly CData $requestRing;
+    private readonly CData $responseRing;
+    private readonly int $requestCapacity;
+    private readonly int $responseCapacity;
+    private int $requestTail = 0;
+    private int $responseHead = 0;
+    private bool $flushScheduled = false;
+    /** Records (8-byte aligned) waiting for the end of the tick or for ring space. */
+    private string $outgoing = '';
+    /** Responses found by the last drain of the response ring. */
+    private int $lastDrained = 0;
+    private ?\Throwable $lostReason = null;
+    private readonly \Closure $pump;
+    private readonly \Closure $flush;
+    private readonly Timer $liveness;
+
+    /**
+     * @param resource $toDaemon eventfd the daemon waits on
+     * @param resource $toClient eventfd we wait on
+     */
+    private function __construct(
+        private readonly Socket $control,
+        private readonly SharedMemory $memory,
+        private $toDaemon,
+        private $toClient,
+        float $livenessInterval,
+    ) {
+        $this->router = new ResponseRouter();
+        $this->positions = $memory->positions;
+        $this->requestCapacity = $memory->requestCapacity;
+        $this->responseCapacity = $memory->responseCapacity;
+        $this->requestRing = $memory->pointer(self::DATA_OFFSET);
+        $this->responseRing = $memory->pointer(self::DATA_OFFSET + $this->requestCapacity);
+        $this->requestTail = (int) $this->positions[SharedMemory::REQUEST_TAIL];
+        $this->responseHead = (int) $this->positions[SharedMemory::RESPONSE_HEAD];
+        \stream_set_blocking($toClient, false);
+        \stream_set_read_buffer($toClient, 0);
+        \stream_set_write_buffer($toDaemon, 0);
+        $this->watcher = new StreamWatcher($toClient);
+        $this->pump = $this->pump(...);
+        $this->flush = $this->flush(...);
+        // The doorbell never rings once the daemon is gone: check its lifeline now and then.
+        $weak = \WeakReference::create($this);
+        $this->liveness = Timer::every($livenessInterval, static function () use ($weak): void {
+            $weak->get()?->checkLiveness();
+        })->unreference();
+    }
+
+    public static function open(string $socketPath, int $ringCapacity, float $timeout, float $livenessInterval): self
+    {
+        if (!\extension_loaded('sockets')) {
+            throw new IpcException('The shared-memory channel needs ext-sockets (SCM_RIGHTS)');
+        }
+        $control = @\socket_create(\AF_UNIX, \SOCK_STREAM, 0);
+        if ($control === false || !@\socket_connect($control, $socketPath)) {
+            throw new IpcException(\sprintf('Cannot connect to the IPC daemon at unix://%s: %s', $socketPath, \socket_strerror(\socket_last_error())));
+        }
+        \socket_set_nonblock($control);
+        $hello = \pack('VVCV', 9, 0, self::OP_SHM_OPEN, $ringCapacity);
+        if (@\socket_send($control, $hello, \strlen($hello), 0) !== \strlen($hello)) {
+            \socket_close($control);
+            throw new IpcException('Cannot send the shared-memory handshake');
+        }
+        $stream = \socket_export_stream($control);
+        $message = ['name' => [], 'buffer_size' => 512, 'controllen' => \socket_cmsg_space(\SOL_SOCKET, \SCM_RIGHTS, 2)];
+        $received = false;
+        $deadline = \microtime(true) + $timeout;
+        while ($received === false) {
+            try {
+                Async::awaitReadable($stream, \max(0.0, $deadline - \microtime(true)));
+            } catch (TimeoutException) {
+                \socket_close($control);
+                throw new IpcException(\sprintf('The shared-memory handshake timed out after %.1f s', $timeout));
+            }
+            $received = @\socket_recvmsg($control, $message, 0);
+            if ($received === 0) {
+                \socket_close($control);
+                throw new IpcException('The IPC daemon closed the connection during the shared-memory handshake');
+            }
+        }
+        $reply = $message['iov'][0] ?? '';
+        $fds = $message['control'][0]['data'] ?? [];
+        if (\strlen($reply) < 24 || \count($fds) !== 2) {
+            \socket_close($control);
+            throw new IpcException('Bad shared-memory handshake reply');
+        }
+        /** @var array{size: int, id: int, op: int, status: int, req: int, resp: int, segment: int, nameLength: int} $r */
+        $r = \unpack('Vsize/Vid/Cop/Cstatus/Vreq/Vresp/Vsegment/vnameLength', $reply);
+        if ($r['id'] !== 0 || $r['op'] !== self::OP_SHM_OPEN || $r['status'] !== 0) {
+            \socket_close($control);
+            throw new IpcException('The IPC daemon refused the shared-memory channel');
+        }
+        $name = \substr($reply, 24, $r['nameLength']);
+        $memory = SharedMemory::map($name, $r['segment']);
+        $mapped = \pack('VVC', 5, 0, self::OP_SHM_MAPPED);
+        @\socket_send($control, $mapped, \strlen($mapped), 0);
+        [$toDaemon, $toClient] = \array_values($fds);
+        if (!\is_resource($toDaemon) || !\is_resource($toClient)) {
+            \socket_close($control);
+            throw new IpcException('The doorbells did not arrive as streams');
+        }
+
+        return new self($control, $memory, $toDaemon, $toClient, $livenessInterval);
+    }
+
+    public function isOpen(): bool
+    {
+        return $this->lostReason === null;
+    }
+
+    public function request(int $id, string $payload, ?Cancellation $cancellation): string
+    {
+        if ($this->lostReason !== null) {
+            throw $this->lostReason;
+        }
+        $length = \strlen($payload);
+        $record = ($length + 15) & ~7;
+        if ($record > $this->requestCapacity) {
+            throw new IpcException(\sprintf('A %d-byte payload does not fit the %d-byte request ring', $length, $this->requestCapacity));
+        }
+        $this->outgoing .= \pack('VV', $length + 4, $id) . $payload . \substr(self::PADDING, 0, $record - $length - 8);
+        if ($this->lastDrained <= 1 && !$this->router->hasWaiters()) {
+            // A lone caller: send now, a deferred send costs a loop turn. (Right after a big
+            // drain many fibers are about to send: sending the first alone would split them.)
+            $this->flush();
+        } elseif (!$this->flushScheduled) {
+            // Requests of busy fibers collect during the loop tick and go into the ring with one
+            // copy and one doorbell at its end.
+            $this->flushScheduled = true;
+            EventLoop::defer($this->flush);
+        }
+
+        return $this->router->await($id, $cancellation, $this->pump);
+    }
+
+    public function close(string $why = 'The IPC connection was closed'): void
+    {
+        $this->lose(new ConnectionLostException($why));
+    }
+
+    /** Copies as many queued records as the ring takes and rings the doorbell once. */
+    private function flush(): void
+    {
+        $this->flushScheduled = false;
+        if ($this->lostReason !== null || $this->outgoing === '') {
+            return;
+        }
+        $capacity = $this->requestCapacity;
+        $positions = $this->positions;
+        $tail = $this->requestTail;
+        $free = $capacity - ($tail - $positions[SharedMemory::REQUEST_HEAD]);
+        $pending = $this->outgoing;
+        $copied = 0;
+        $total = \strlen($pending);
+        while ($copied < $total) {
+            $offset = $tail % $capacity;
+            $contiguous = \min($free, $capacity - $offset);
+            $take = $total - $copied;
+            if ($take > $contiguous) {
+                // Only whole records: walk them until the next one would not fit.
+                $take = 0;
+                while ($copied + $take < $total) {
+                    $size = (\unpack('V', $pending, $copied + $take)[1] + 11) & ~7;
+                    if ($take + $size > $contiguous) {
+                        break;
+                    }
+                    $take += $size;
+                }
+            }
+            if ($take === 0) {
+                $first = (\unpack('V', $pending, $copied)[1] + 11) & ~7;
+                if ($capacity - $offset < $first && $free >= $capacity - $offset + $first) {
+                    // The next record does not fit before the end: skip to the start.
+                    FFI::memcpy($this->requestRing + $offset, "\xFF\xFF\xFF\xFF", 4); // @phpstan-ignore binaryOp.invalid
+                    $tail += $capacity - $offset;
+                    $free -= $capacity - $offset;
+                    continue;
+                }
+                break; // full: the daemon's next doorbell lets the leader flush the rest
+            }
+            FFI::memcpy($this->requestRing + $offset, $copied === 0 && $take === $total ? $pending : \substr($pending, $copied, $take), $take); // @phpstan-ignore binaryOp.invalid
+            $copied += $take;
+            $tail += $take;
+            $free -= $take;
+        }
+        if ($copied === 0) {
+            return;
+        }
+        $this->outgoing = $copied === $total ? '' : \substr($pending, $copied);
+        // x86-64 keeps stores in order, so the records are visible before the new tail.
+        $this->requestTail = $positions[SharedMemory::REQUEST_TAIL] = $tail;
+        $this->ringDoorbell();
+    }
+
+    private function ringDoorbell(): void
+    {
+        if ($this->lostReason === null && @\fwrite($this->toDaemon, self::DOORBELL) !== 8) {
+            $this->lose(new ConnectionLostException('The IPC daemon is gone (doorbell write failed)'));
+        }
+    }
+
+    private function pump(?Cancellation $cancellation): void
+    {
+        if ($this->lostReason !== null) {
+            throw $this->lostReason;
+        }
+        $positions = $this->positions;
+        $tail = (int) $positions[SharedMemory::RESPONSE_TAIL];
+        $head = $this->responseHead;
+        if ($tail !== $head) {
+            $capacity = $this->responseCapacity;
+            $router = $this->router;
+            $drained = 0;
+            while ($head !== $tail) {
+                $offset = $head % $capacity;
+                $run = \min($tail - $head, $capacity - $offset);
+                // One copy of everything readable, then parse it in PHP.
+                $chunk = FFI::string($this->responseRing + $offset, $run); // @phpstan-ignore binaryOp.invalid
+                $pos = 0;
+                while ($pos < $run) {
+                    $record = \unpack('Vsize/Vid', $chunk, $pos);
+                    $size = $record['size'];
+                    if ($size === self::WRAP) {
+                        $head += $capacity - $offset;
+                        continue 2;
+                    }
+                    if ($size < 4 || $pos + 4 + $size > $run) {
+                        $this->lose(new IpcException('The IPC daemon wrote a malformed response record'));
+                        throw $this->lostReason ?? new IpcException('malformed');
+                    }
+                    $router->deliver($record['id'], \substr($chunk, $pos + 8, $size - 4));
+                    $drained++;
+                    $pos += ($size + 11) & ~7;
+                }
+                $head += $run;
+            }
+            $this->responseHead = $positions[SharedMemory::RESPONSE_HEAD] = $head;
+            $this->lastDrained = $drained;
+            if ($this->outgoing !== '' && !$this->flushScheduled) {
+                $this->flush(); // the daemon made room in the request ring
+            }
+            if ($this->memory->words[SharedMemory::DAEMON_STALLED] !== 0) {
+                $this->ringDoorbell();
+            }
+
+            return;
+        }
+        try {
+            $this->watcher->awaitReadable(null, $cancellation);
+        } catch (StreamClosedException) {
+            throw $this->lostReason ?? new ConnectionLostException('The IPC connection was closed');
+        }
+        @\fread($this->toClient, 8);
+    }
+
+    private function checkLiveness(): void
+    {
+        if ($this->lostReason !== null) {
+            return;
+        }
+        $byte = '';
+        $n = @\socket_recv($this->control, $byte, 1, \MSG_PEEK | \MSG_DONTWAIT);
+        if ($n === 0 || ($n === false && !\in_array(\socket_last_error($this->control), [\SOCKET_EAGAIN, \SOCKET_EWOULDBLOCK, \SOCKET_EINTR], true))) {
+            $this->lose(new ConnectionLostException('The IPC daemon went away before answering'));
+        }
+    }
+
+    private function lose(\Throwable $reason): void
+    {
+        if ($this->lostReason !== null) {
+            return;
+        }
+        $this->lostReason = $reason;
+        $this->liveness->cancel();
+        $this->watcher->close();
+        @\fclose($this->toDaemon);
+        @\fclose($this->toClient);
+        @\socket_close($this->control);
+        $this->router->failAll($reason);
+    }
+
+    public function __destruct()
+    {
+        $this->liveness->cancel();
+    }
+}
