@@ -1,0 +1,150 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * Benchmarks of the PostgreSQL client (issue 4), against the checkout's embedded cluster:
+ *
+ *   php bench/postgres/run.php [--queries=20000] [--seconds=10] [--only=sleep,cpu,qps]
+ *
+ * 1. sleep: 100 fibers each run SELECT pg_sleep(1) over a pool of max 100: wall time.
+ * 2. cpu:   client CPU (user+sys of this process) per query, one caller, SELECT by id from a
+ *           small table: this client (prepared, via the pool) vs blocking pg_query_params and
+ *           blocking pg_execute loops on one connection.
+ * 3. qps:   queries/s with 50 fibers over a pool of 50 vs pgbench -c 50 -M prepared running the
+ *           same statement for the same time.
+ *
+ * Prints a Markdown table; run it with opcache enabled for the CLI (opcache.enable_cli=1).
+ */
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Future;
+use Bobbin\Postgres\ConnectionPool;
+use Bobbin\Postgres\PoolConfig;
+
+require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+
+$options = \getopt('', ['queries::', 'seconds::', 'only::']);
+$queries = (int) ($options['queries'] ?? 20000);
+$seconds = (int) ($options['seconds'] ?? 10);
+$only = \explode(',', (string) ($options['only'] ?? 'sleep,cpu,qps'));
+$root = \dirname(__DIR__, 2);
+$dsn = \trim((string) \shell_exec(\escapeshellarg("$root/scripts/pg") . ' start >/dev/null 2>&1; ' . \escapeshellarg("$root/scripts/pg") . ' url'));
+$table = 'pgbench_bobbin_items';
+$statement = "SELECT id, name, price, active FROM $table WHERE id = \$1";
+$rows = [];
+
+$setup = \pg_connect($dsn, \PGSQL_CONNECT_FORCE_NEW);
+\pg_query($setup, "DROP TABLE IF EXISTS $table");
+\pg_query($setup, "CREATE TABLE $table (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2) NOT NULL, active bool NOT NULL)");
+\pg_query($setup, "INSERT INTO $table SELECT i, 'item ' || i, i * 1.5, i % 2 = 0 FROM generate_series(1, 1000) i");
+
+$cpu = static function (): float {
+    $usage = \getrusage();
+
+    return $usage['ru_utime.tv_sec'] + $usage['ru_utime.tv_usec'] / 1e6 + $usage['ru_stime.tv_sec'] + $usage['ru_stime.tv_usec'] / 1e6;
+};
+
+if (\in_array('sleep', $only, true)) {
+    $pool = new ConnectionPool(PoolConfig::fromConnectionString($dsn, maxSize: 100, acquireTimeout: 30.0));
+    $started = \microtime(true);
+    Future::awaitAll(\array_map(static fn () => Async::run(static fn () => $pool->query('SELECT pg_sleep(1)')), \range(1, 100)));
+    $rows[] = ['100 fibers x SELECT pg_sleep(1), pool max 100 (cold: connects included)', \sprintf('%.3f s wall', \microtime(true) - $started), '<= 1.2 s'];
+    $started = \microtime(true);
+    Future::awaitAll(\array_map(static fn () => Async::run(static fn () => $pool->query('SELECT pg_sleep(1)')), \range(1, 100)));
+    $rows[] = ['the same again (warm pool)', \sprintf('%.3f s wall', \microtime(true) - $started), '<= 1.2 s'];
+    $pool->close();
+}
+
+if (\in_array('cpu', $only, true)) {
+    $blocking = \pg_connect($dsn, \PGSQL_CONNECT_FORCE_NEW);
+    $measure = static function (Closure $loop) use ($cpu, $queries): float {
+        $loop(\intdiv($queries, 10)); // warm-up
+        $before = $cpu();
+        $loop($queries);
+
+        return ($cpu() - $before) / $queries * 1e6;
+    };
+    $params = static fn (int $i): int => $i % 1000 + 1;
+    $plain = $measure(static function (int $n) use ($blocking, $statement, $params): void {
+        for ($i = 0; $i < $n; $i++) {
+            \pg_fetch_all(\pg_query_params($blocking, $statement, [$params($i)]));
+        }
+    });
+    \pg_prepare($blocking, 'bench', $statement);
+    $prepared = $measure(static function (int $n) use ($blocking, $params): void {
+        for ($i = 0; $i < $n; $i++) {
+            \pg_fetch_all(\pg_execute($blocking, 'bench', [$params($i)]));
+        }
+    });
+    $pool = new ConnectionPool(PoolConfig::fromConnectionString($dsn, maxSize: 1));
+    $ours = $measure(static function (int $n) use ($pool, $statement, $params): void {
+        for ($i = 0; $i < $n; $i++) {
+            $pool->queryOne($statement, [$params($i)]);
+        }
+    });
+    $inFiber = $measure(static function (int $n) use ($pool, $statement, $params): void {
+        Async::run(static function () use ($n, $pool, $statement, $params): void {
+            for ($i = 0; $i < $n; $i++) {
+                $pool->queryOne($statement, [$params($i)]);
+            }
+        })->await();
+    });
+    $pool->close();
+    $rows[] = ['client CPU per query: blocking pg_query_params loop', \sprintf('%.1f µs', $plain), 'baseline'];
+    $rows[] = ['client CPU per query: blocking pg_execute (prepared) loop', \sprintf('%.1f µs', $prepared), ''];
+    $rows[] = ['client CPU per query: Bobbin pool, plain script (loop driven per call)', \sprintf('%.1f µs (%.2fx pg_query_params, %.2fx pg_execute)', $ours, $ours / $plain, $ours / $prepared), '<= 1.3x'];
+    $rows[] = ['client CPU per query: Bobbin pool, inside one fiber', \sprintf('%.1f µs (%.2fx pg_query_params, %.2fx pg_execute)', $inFiber, $inFiber / $plain, $inFiber / $prepared), '<= 1.3x'];
+}
+
+if (\in_array('qps', $only, true)) {
+    $pool = new ConnectionPool(PoolConfig::fromConnectionString($dsn, maxSize: 50, acquireTimeout: 30.0));
+    $pool->queryOne($statement, [1]);
+    $done = 0;
+    $until = \microtime(true) + $seconds;
+    $before = $cpu();
+    $started = \microtime(true);
+    $fibers = [];
+    for ($f = 1; $f <= 50; $f++) {
+        $fibers[] = Async::run(static function () use ($pool, $statement, $until, $f, &$done): void {
+            $i = $f;
+            while (\microtime(true) < $until) {
+                $pool->queryOne($statement, [$i++ % 1000 + 1]);
+                $done++;
+            }
+        });
+    }
+    Future::awaitAll($fibers);
+    $elapsed = \microtime(true) - $started;
+    $ourQps = $done / $elapsed;
+    $ourCpu = ($cpu() - $before) / $done * 1e6;
+    $pool->close();
+
+    \preg_match('/port=(\d+)/', $dsn, $port);
+    \preg_match('/host=(\S+)/', $dsn, $host);
+    $script = \tempnam(\sys_get_temp_dir(), 'pgbench');
+    \file_put_contents($script, "\\set id random(1, 1000)\nSELECT id, name, price, active FROM $table WHERE id = :id;\n");
+    \chmod($script, 0644);
+    $pgbench = \trim((string) \shell_exec('ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1')) . '/pgbench';
+    $output = (string) \shell_exec(\sprintf(
+        'PGPASSWORD=bobbin %s -n -h %s -p %d -U bobbin -M prepared -c 50 -j 2 -T %d -f %s bobbin 2>&1',
+        \escapeshellarg($pgbench),
+        \escapeshellarg($host[1]),
+        (int) $port[1],
+        $seconds,
+        \escapeshellarg($script),
+    ));
+    \unlink($script);
+    \preg_match('/tps = ([\d.]+)/', $output, $tps);
+    $pgbenchQps = (float) ($tps[1] ?? 0.0);
+    $rows[] = ['queries/s, 50 fibers, pool max 50, prepared SELECT by id', \sprintf('%.0f q/s (%.1f µs client CPU/query)', $ourQps, $ourCpu), ''];
+    $rows[] = ['queries/s, pgbench -c 50 -j 2 -M prepared, same statement', \sprintf('%.0f q/s', $pgbenchQps), ''];
+    $rows[] = ['ratio Bobbin / pgbench', $pgbenchQps > 0 ? \sprintf('%.2fx', $ourQps / $pgbenchQps) : 'pgbench failed: ' . \trim($output), '>= 0.9x'];
+}
+
+\pg_query($setup, "DROP TABLE IF EXISTS $table");
+
+echo "| measurement | result | target |\n|---|---|---|\n";
+foreach ($rows as [$what, $result, $target]) {
+    echo "| $what | $result | $target |\n";
+}

@@ -1,0 +1,582 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Postgres;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\Future;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TimeoutException;
+use Bobbin\Postgres\Exception\ConnectException;
+use Bobbin\Postgres\Exception\ConnectionLostException;
+use Bobbin\Postgres\Exception\ConnectTimeoutException;
+use Bobbin\Postgres\Exception\PostgresException;
+use Bobbin\Postgres\Exception\QueryException;
+use Bobbin\Postgres\Exception\QueryTimeoutException;
+use Bobbin\Postgres\Internal\ErrorFactory;
+use Bobbin\Postgres\Internal\ValueConverter;
+use Closure;
+use PgSql\Connection as PgConnection;
+use PgSql\Result as PgResult;
+
+/**
+ * One PostgreSQL session driven through the event loop: a fiber waiting for its result is
+ * suspended, never the process. Outside any fiber the same calls run the loop until their own
+ * result is in.
+ *
+ * One statement at a time: a connection belongs to one caller (the pool hands it out
+ * exclusively). A statement abandoned by its caller (cancellation, timeout) is cancelled on the
+ * server while the connection drains in the background; the next statement waits for that.
+ *
+ * ext-pgsql quirks this class relies on (PHP 8.2):
+ * - stream_set_blocking($socket, true) on the pg_socket() stream calls PQsetnonblocking(conn, 1):
+ *   the flag is passed through inverted. Non-blocking libpq lets pg_send_* return 0 when the
+ *   socket buffer is full instead of sleeping in a usleep() loop inside the extension, so it is
+ *   set before every large send (pg_connection_busy() switches libpq back to blocking each time).
+ * - pg_socket() returns a new stream object on every call: it is fetched once after connecting.
+ */
+final class Connection implements Executor
+{
+    use ExecutesQueries;
+
+    private const SEND_SIMPLE = 0;
+    private const SEND_PARAMS = 1;
+    private const SEND_PREPARE = 2;
+    private const SEND_EXECUTE = 3;
+    /** Requests above this many bytes may not fit the socket buffer: sent without blocking. */
+    private const LARGE_REQUEST = 16_384;
+    /** Bound of the background clean-up after an abandoned statement. */
+    private const DRAIN_TIMEOUT = 10.0;
+
+    private ConnectionState $state = ConnectionState::Idle;
+    /** @var array<string, array{string, array<string, int>|null}> SQL text => [statement name, column kinds] */
+    private array $statements = [];
+    private int $statementSequence = 0;
+    /** @var Future<mixed>|null */
+    private ?Future $drained = null;
+    private string $closeReason = 'The connection was closed';
+    private bool $handleClosed = false;
+    private readonly float $openedAt;
+    private float $lastUsedAt;
+    /** @var (Closure(int): void)|null */
+    private ?Closure $canceller = null;
+
+    /** @param resource $socket */
+    private function __construct(
+        private readonly PgConnection $handle,
+        private readonly mixed $socket,
+        private readonly StreamWatcher $watcher,
+        private readonly int $pid,
+        private readonly ConnectionConfig $config,
+    ) {
+        $this->openedAt = $this->lastUsedAt = \microtime(true);
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    /**
+     * Opens a session without blocking the loop.
+     *
+     * @throws ConnectException|ConnectTimeoutException|CancelledException
+     */
+    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    {
+        $config = \is_string($config) ? new ConnectionConfig($config) : $config;
+        $cancellation?->throwIfRequested();
+        $deadline = \microtime(true) + $config->connectTimeout;
+        $warning = '';
+        \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
+            $warning = $message;
+
+            return true;
+        });
+        try {
+            $handle = \pg_connect($config->connectionString, \PGSQL_CONNECT_ASYNC | \PGSQL_CONNECT_FORCE_NEW);
+        } finally {
+            \restore_error_handler();
+        }
+        if ($handle === false) {
+            throw new ConnectException(\sprintf(
+                'Cannot connect to PostgreSQL (%s): %s',
+                $config->describe(),
+                self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning)),
+            ));
+        }
+
+        try {
+            while (($status = @\pg_connect_poll($handle)) !== \PGSQL_POLLING_OK) {
+                if ($status === \PGSQL_POLLING_FAILED) {
+                    throw new ConnectException(\sprintf(
+                        'Cannot connect to PostgreSQL (%s): %s',
+                        $config->describe(),
+                        self::cleanMessage((string) @\pg_last_error($handle)),
+                    ));
+                }
+                $remaining = $deadline - \microtime(true);
+                if ($remaining <= 0.0) {
+                    throw self::connectTimeout($config);
+                }
+                // libpq may switch sockets while trying several addresses: ask for it each round.
+                $socket = @\pg_socket($handle);
+                if ($socket === false) {
+                    throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
+                }
+                try {
+                    if ($status === \PGSQL_POLLING_READING) {
+                        Async::awaitReadable($socket, $remaining, $cancellation);
+                    } else {
+                        Async::awaitWritable($socket, $remaining, $cancellation);
+                    }
+                } catch (TimeoutException $e) {
+                    if ($cancellation !== null && $cancellation->isRequested()) {
+                        throw $e;
+                    }
+                    throw self::connectTimeout($config);
+                }
+            }
+            $socket = @\pg_socket($handle);
+            if ($socket === false) {
+                throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
+            }
+        } catch (\Throwable $e) {
+            @\pg_close($handle);
+            throw $e;
+        }
+
+        return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
+    }
+
+    /** @param array<int, mixed> $params */
+    public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
+    {
+        if ($this->state !== ConnectionState::Idle) {
+            $this->awaitIdle($cancellation);
+        }
+        $params = $params === [] ? [] : ValueConverter::params($params);
+        $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        $this->state = ConnectionState::Busy;
+        try {
+            if ($this->config->statementCacheSize === 0) {
+                $result = $this->roundTrip(self::SEND_PARAMS, $sql, '', $params, $cancellation, $deadline);
+                $kinds = ValueConverter::columnKinds($result, $this->config->decodeJson);
+            } else {
+                $statement = $this->statements[$sql] ?? $this->prepare($sql, $cancellation, $deadline);
+                try {
+                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement[0], $params, $cancellation, $deadline);
+                } catch (QueryException $e) {
+                    if (!self::invalidatesStatement($e)) {
+                        throw $e;
+                    }
+                    // The cached statement no longer fits (its result columns changed with the
+                    // schema, or DISCARD/DEALLOCATE removed it): forget it. Outside a transaction
+                    // the statement had no effect and is simply prepared and run again.
+                    unset($this->statements[$sql]);
+                    if (\pg_transaction_status($this->handle) !== \PGSQL_TRANSACTION_IDLE) {
+                        throw $e;
+                    }
+                    $statement = $this->prepare($sql, $cancellation, $deadline);
+                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement[0], $params, $cancellation, $deadline);
+                }
+                $kinds = $statement[1] ?? ($this->statements[$sql][1] = ValueConverter::columnKinds($result, $this->config->decodeJson));
+            }
+            $rows = ValueConverter::rows($result, $kinds);
+
+            return new Result($rows, \pg_affected_rows($result), (string) \pg_result_status($result, \PGSQL_STATUS_STRING));
+        } finally {
+            $this->settle();
+        }
+    }
+
+    /**
+     * Runs statements without parameters over the simple protocol (BEGIN, SAVEPOINT, LISTEN…).
+     * Values are not converted. Not for user input: the text is sent as it is.
+     */
+    public function command(string $sql, ?Cancellation $cancellation = null): Result
+    {
+        if ($this->state !== ConnectionState::Idle) {
+            $this->awaitIdle($cancellation);
+        }
+        $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        $this->state = ConnectionState::Busy;
+        try {
+            $result = $this->roundTrip(self::SEND_SIMPLE, $sql, '', [], $cancellation, $deadline);
+
+            return new Result(
+                ValueConverter::rows($result, []),
+                \pg_affected_rows($result),
+                (string) \pg_result_status($result, \PGSQL_STATUS_STRING),
+            );
+        } finally {
+            $this->settle();
+        }
+    }
+
+    public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
+    {
+        return Transaction::run($this, $work, $isolation, $cancellation);
+    }
+
+    /**
+     * Subscribes this connection to $channel. The connection should be dedicated to listening
+     * (ConnectionPool::listen() opens one).
+     */
+    public function listen(string $channel, int $capacity = 1024): Listener
+    {
+        $this->command('LISTEN ' . \pg_escape_identifier($this->handle, $channel));
+
+        return new Listener($this, $this->handle, $this->watcher, $channel, $capacity);
+    }
+
+    /** Closes the session at once; a fiber waiting on it gets a ConnectionLostException. */
+    public function close(): void
+    {
+        $this->markClosed('The connection was closed');
+    }
+
+    public function state(): ConnectionState
+    {
+        return $this->state;
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->state === ConnectionState::Closed;
+    }
+
+    /** The server process id of this session (what pg_stat_activity.pid shows). */
+    public function pid(): int
+    {
+        return $this->pid;
+    }
+
+    public function inTransaction(): bool
+    {
+        return $this->state !== ConnectionState::Closed
+            && (int) \pg_transaction_status($this->handle) !== \PGSQL_TRANSACTION_IDLE;
+    }
+
+    public function openedAt(): float
+    {
+        return $this->openedAt;
+    }
+
+    public function lastUsedAt(): float
+    {
+        return $this->lastUsedAt;
+    }
+
+    /** Prepared statements currently cached on this session. */
+    public function cachedStatements(): int
+    {
+        return \count($this->statements);
+    }
+
+    /**
+     * A cheap liveness check without a round trip: reads whatever the server sent while the
+     * connection sat idle (e.g. the notice of a terminated backend) and reports whether the
+     * session is still usable.
+     */
+    public function isAlive(): bool
+    {
+        if ($this->state === ConnectionState::Closed) {
+            return false;
+        }
+        if ($this->state !== ConnectionState::Idle) {
+            return true;
+        }
+        // Twice: a backend that was terminated sends its error message first and the end of the
+        // stream after it, and libpq notices the closed socket only on a read that returns nothing.
+        for ($read = 0; $read < 2; $read++) {
+            if (!@\pg_consume_input($this->handle)) {
+                $this->markClosed('The server closed the connection while it was idle');
+
+                return false;
+            }
+        }
+        // Anything that arrived while idle (e.g. the error of a terminated backend): discard it.
+        while (@\pg_get_result($this->handle) !== false) {
+            // Results nobody asked for.
+        }
+        if (\pg_connection_status($this->handle) !== \PGSQL_CONNECTION_OK) {
+            $this->markClosed('The server closed the connection while it was idle');
+
+            return false;
+        }
+
+        return true;
+    }
+
+    /**
+     * Waits until an abandoned statement has been cleaned up.
+     *
+     * @throws ConnectionLostException when the connection is closed (or closes meanwhile)
+     */
+    public function awaitIdle(?Cancellation $cancellation = null): void
+    {
+        if ($this->state === ConnectionState::Draining && $this->drained !== null) {
+            $this->drained->await($cancellation);
+        }
+        if ($this->state === ConnectionState::Closed) {
+            throw new ConnectionLostException($this->closeReason);
+        }
+        if ($this->state === ConnectionState::Busy) {
+            throw new \LogicException('The connection is already running a statement for another caller');
+        }
+    }
+
+    /**
+     * How an abandoned statement is cancelled on the server: given the backend pid, it must send
+     * pg_cancel_backend() over another session without blocking. The pool supplies one that
+     * reuses its idle connections.
+     *
+     * @param Closure(int): void $canceller
+     */
+    public function setCanceller(Closure $canceller): void
+    {
+        $this->canceller = $canceller;
+    }
+
+    /** @return array{string, array<string, int>|null} */
+    private function prepare(string $sql, ?Cancellation $cancellation, ?float $deadline): array
+    {
+        if (\count($this->statements) >= $this->config->statementCacheSize) {
+            // FIFO eviction: cheaper than LRU bookkeeping on every hit, and hot statements are
+            // simply prepared again.
+            $oldest = \array_key_first($this->statements);
+            $name = $this->statements[$oldest][0];
+            unset($this->statements[$oldest]);
+            try {
+                $this->roundTrip(self::SEND_SIMPLE, 'DEALLOCATE ' . $name, '', [], $cancellation, $deadline);
+            } catch (QueryException) {
+                // In an aborted transaction DEALLOCATE fails too; the unused statement is harmless.
+            }
+        }
+        $name = 'bobbin_' . ++$this->statementSequence;
+        $this->roundTrip(self::SEND_PREPARE, $sql, $name, [], $cancellation, $deadline);
+
+        return $this->statements[$sql] = [$name, null];
+    }
+
+    /**
+     * Sends one request and collects its results, suspending the fiber while the socket is not
+     * ready. Error results become exceptions after the connection is back in sync.
+     *
+     * @param list<string|null> $params
+     */
+    private function roundTrip(int $mode, string $sql, string $name, array $params, ?Cancellation $cancellation, ?float $deadline): PgResult
+    {
+        $size = \strlen($sql);
+        foreach ($params as $param) {
+            $size += \strlen((string) $param);
+        }
+        if ($size > self::LARGE_REQUEST) {
+            // = PQsetnonblocking(conn, 1), see the class comment. Small requests always fit the
+            // socket buffer and go out in one write anyway, so they skip this call.
+            \stream_set_blocking($this->socket, true);
+        }
+        $sent = match ($mode) {
+            self::SEND_EXECUTE => @\pg_send_execute($this->handle, $name, $params),
+            self::SEND_PREPARE => @\pg_send_prepare($this->handle, $name, $sql),
+            self::SEND_PARAMS => @\pg_send_query_params($this->handle, $sql, $params),
+            default => @\pg_send_query($this->handle, $sql),
+        };
+        $handle = $this->handle;
+        $watcher = $this->watcher;
+        $result = null;
+        $error = null;
+        try {
+            if ($sent !== true) {
+                if ($sent === false) {
+                    throw $this->sendFailed();
+                }
+                while (($flushed = @\pg_flush($handle)) !== true) {
+                    if ($flushed === false) {
+                        throw $this->lost('The connection broke while sending a statement');
+                    }
+                    $watcher->awaitWritable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
+                }
+            }
+            $broken = false;
+            while (true) {
+                while (!$broken && @\pg_connection_busy($handle)) {
+                    $watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
+                    // On failure, the results libpq still holds carry the reason (e.g. the
+                    // FATAL of a terminated backend); the socket is gone, so reading them never waits.
+                    $broken = !@\pg_consume_input($handle);
+                }
+                $next = @\pg_get_result($handle);
+                if ($next === false) {
+                    break;
+                }
+                if (\pg_result_status($next) === \PGSQL_FATAL_ERROR) {
+                    $error ??= ErrorFactory::fromResult($next, $sql);
+                } else {
+                    $result ??= $next;
+                }
+            }
+        } catch (CancelledException $e) {
+            throw $this->abandon($e, $cancellation, $sql);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException($this->closeReason);
+        }
+        $this->lastUsedAt = \microtime(true);
+
+        if (\pg_connection_status($handle) !== \PGSQL_CONNECTION_OK || $error instanceof ConnectionLostException) {
+            $message = $error?->getMessage() ?? self::cleanMessage((string) @\pg_last_error($handle));
+            $this->markClosed('The connection was lost: ' . $message);
+            throw new ConnectionLostException(
+                'The connection was lost: ' . $message,
+                $error?->sqlState() ?? '',
+                $error?->detail() ?? '',
+                $error?->hint() ?? '',
+                '',
+                $error,
+            );
+        }
+        if ($error !== null) {
+            throw $error;
+        }
+        if ($result === null) {
+            throw new QueryException('PostgreSQL returned no result for: ' . $sql);
+        }
+
+        return $result;
+    }
+
+    /**
+     * The caller gave up on a running statement: cancel it on the server and drain its results
+     * in the background, so the connection is reusable once the server is idle again.
+     */
+    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|PostgresException
+    {
+        $this->state = ConnectionState::Draining;
+        $this->drained = Async::run($this->drain(...))->ignore();
+        if ($cancellation !== null && $cancellation->isRequested()) {
+            return $reason;
+        }
+
+        return new QueryTimeoutException(\sprintf(
+            'The statement ran longer than its timeout of %.3f s and was cancelled: %s',
+            $this->config->queryTimeout ?? 0.0,
+            $sql,
+        ), '57014');
+    }
+
+    private function drain(): void
+    {
+        $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
+        $remaining = static fn (): float => \max(0.0, $deadline - \microtime(true));
+        try {
+            while (($flushed = @\pg_flush($this->handle)) !== true) {
+                if ($flushed === false) {
+                    throw $this->lost('The connection broke while sending a statement');
+                }
+                $this->watcher->awaitWritable($remaining());
+            }
+            if (@\pg_consume_input($this->handle) && @\pg_connection_busy($this->handle)) {
+                try {
+                    ($this->canceller ?? $this->cancelOverNewConnection(...))($this->pid);
+                } catch (\Throwable) {
+                    // Without the cancel the statement still ends by itself; the drain deadline bounds the wait.
+                }
+            }
+            do {
+                while (@\pg_connection_busy($this->handle)) {
+                    $this->watcher->awaitReadable($remaining());
+                    if (!@\pg_consume_input($this->handle)) {
+                        throw $this->lost('The connection broke while draining a cancelled statement');
+                    }
+                }
+            } while (@\pg_get_result($this->handle) !== false);
+            if ($this->state === ConnectionState::Draining) {
+                $this->state = \pg_connection_status($this->handle) === \PGSQL_CONNECTION_OK
+                    ? ConnectionState::Idle
+                    : ConnectionState::Closed;
+            }
+        } catch (\Throwable $e) {
+            $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
+        }
+        if ($this->state === ConnectionState::Closed) {
+            $this->markClosed($this->closeReason);
+        }
+    }
+
+    private function cancelOverNewConnection(int $pid): void
+    {
+        $config = new ConnectionConfig($this->config->connectionString, $this->config->connectTimeout, 5.0, 0);
+        $connection = self::connect($config);
+        try {
+            $connection->query('SELECT pg_cancel_backend($1)', [$pid]);
+        } finally {
+            $connection->close();
+        }
+    }
+
+    private static function invalidatesStatement(QueryException $e): bool
+    {
+        return $e->sqlState() === '26000' // invalid_sql_statement_name: the statement is gone
+            || ($e->sqlState() === '0A000' && \str_contains($e->getMessage(), 'cached plan must not change result type'));
+    }
+
+    /** Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed). */
+    private function settle(): void
+    {
+        if ($this->state === ConnectionState::Busy) {
+            $this->state = ConnectionState::Idle;
+        }
+    }
+
+    private function sendFailed(): PostgresException
+    {
+        if (\pg_connection_status($this->handle) !== \PGSQL_CONNECTION_OK) {
+            return $this->lost('The connection was lost before the statement was sent');
+        }
+
+        return new QueryException('The statement could not be sent: ' . self::cleanMessage((string) @\pg_last_error($this->handle)));
+    }
+
+    private function lost(string $context): ConnectionLostException
+    {
+        $detail = self::cleanMessage((string) @\pg_last_error($this->handle));
+        $message = $detail === '' ? $context : $context . ': ' . $detail;
+        $this->markClosed($message);
+
+        return new ConnectionLostException($message);
+    }
+
+    private function markClosed(string $reason): void
+    {
+        if ($this->state !== ConnectionState::Closed) {
+            $this->state = ConnectionState::Closed;
+            $this->closeReason = $reason;
+        }
+        if ($this->handleClosed) {
+            return;
+        }
+        $this->handleClosed = true;
+        $this->statements = [];
+        $this->watcher->close();
+        @\pg_close($this->handle);
+    }
+
+    private static function connectTimeout(ConnectionConfig $config): ConnectTimeoutException
+    {
+        return new ConnectTimeoutException(\sprintf(
+            'Connecting to PostgreSQL (%s) took longer than %.3f s',
+            $config->describe(),
+            $config->connectTimeout,
+        ));
+    }
+
+    private static function cleanMessage(string $message): string
+    {
+        return \trim((string) \preg_replace('/\s+/', ' ', $message));
+    }
+}

@@ -1,0 +1,52 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Postgres;
+
+/** How to open and use one connection. */
+final class ConnectionConfig
+{
+    /**
+     * @param string $connectionString libpq key/value ("host=… dbname=…") or URI ("postgresql://…")
+     * @param float $connectTimeout seconds for the whole connect, including authentication
+     * @param float|null $queryTimeout default per-statement bound; the statement is cancelled on the server when it passes
+     * @param int $statementCacheSize prepared statements kept per connection (0: unnamed statements, no cache)
+     * @param bool $decodeJson json/jsonb columns come back decoded (arrays) instead of as strings
+     */
+    public function __construct(
+        public readonly string $connectionString,
+        public readonly float $connectTimeout = 10.0,
+        public readonly ?float $queryTimeout = null,
+        public readonly int $statementCacheSize = 256,
+        public readonly bool $decodeJson = false,
+    ) {
+        if ($connectTimeout <= 0.0) {
+            throw new \ValueError('The connect timeout must be positive');
+        }
+        if ($queryTimeout !== null && $queryTimeout <= 0.0) {
+            throw new \ValueError('The query timeout must be positive or null');
+        }
+        if ($statementCacheSize < 0) {
+            throw new \ValueError('The statement cache size cannot be negative');
+        }
+    }
+
+    public static function fromConnectionString(
+        string $connectionString,
+        float $connectTimeout = 10.0,
+        ?float $queryTimeout = null,
+        int $statementCacheSize = 256,
+        bool $decodeJson = false,
+    ): self {
+        return new self($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson);
+    }
+
+    /** The connection string with any password masked, for error messages and logs. */
+    public function describe(): string
+    {
+        $masked = \preg_replace('/(password\s*=\s*)(\'(?:[^\'\\\\]|\\\\.)*\'|\S+)/i', '$1***', $this->connectionString) ?? '';
+
+        return \preg_replace('#(://[^:/@]*:)[^@]*@#', '$1***@', $masked) ?? '';
+    }
+}

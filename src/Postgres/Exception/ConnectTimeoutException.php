@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Postgres\Exception;
+
+/** Opening a connection took longer than the connect timeout. */
+final class ConnectTimeoutException extends ConnectException
+{
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Postgres\Exception;
+
+/** The connection broke (server restart, terminated backend, network): the statement may or may not have run. */
+final class ConnectionLostException extends PostgresException
+{
+}

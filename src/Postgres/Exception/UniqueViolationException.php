@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Postgres\Exception;
+
+/** SQLSTATE 23505: a unique or primary key constraint was violated; constraint() names it. */
+final class UniqueViolationException extends IntegrityConstraintViolationException
+{
+}
