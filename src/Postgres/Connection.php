@@ -90,6 +90,9 @@ final class Connection implements Executor
     {
         $config = \is_string($config) ? new ConnectionConfig($config) : $config;
         $cancellation?->throwIfRequested();
+        if ($config->persistent) {
+            return self::connectPersistent($config, $cancellation);
+        }
         $deadline = \microtime(true) + $config->connectTimeout;
         $warning = '';
         \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
@@ -151,6 +154,50 @@ final class Connection implements Executor
         }
 
         return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
+    }
+
+    /**
+     * Reuses (or opens) this PHP process's persistent session. Only classic SAPIs ask for it:
+     * there a blocking connect once per worker child is what saves the connect per request.
+     */
+    private static function connectPersistent(ConnectionConfig $config, ?Cancellation $cancellation): self
+    {
+        $warning = '';
+        \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
+            $warning = $message;
+
+            return true;
+        });
+        try {
+            // blocking allowed: persistent sessions exist only outside the event-loop server.
+            $handle = \pg_pconnect($config->connectionString);
+            if ($handle !== false && \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
+                // The session broke since an earlier request (server restart): open it anew.
+                \pg_connection_reset($handle);
+            }
+        } finally {
+            \restore_error_handler();
+        }
+        if ($handle === false || \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
+            throw new ConnectException(\sprintf(
+                'Cannot connect to PostgreSQL (%s): %s',
+                $config->describe(),
+                self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning)),
+            ));
+        }
+        // Results or a transaction left behind by a request that died half-way.
+        while (@\pg_get_result($handle) !== false) {
+        }
+        $socket = @\pg_socket($handle);
+        if ($socket === false) {
+            throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
+        }
+        $connection = new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
+        if (\pg_transaction_status($handle) !== \PGSQL_TRANSACTION_IDLE) {
+            $connection->command('ROLLBACK', $cancellation);
+        }
+
+        return $connection;
     }
 
     /** @param array<int, mixed> $params */
@@ -563,7 +610,10 @@ final class Connection implements Executor
         $this->handleClosed = true;
         $this->statements = [];
         $this->watcher->close();
-        @\pg_close($this->handle);
+        if (!$this->config->persistent) {
+            // A persistent session stays open for the next request of this PHP process.
+            @\pg_close($this->handle);
+        }
     }
 
     private static function connectTimeout(ConnectionConfig $config): ConnectTimeoutException

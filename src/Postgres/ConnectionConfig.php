@@ -13,6 +13,9 @@ final class ConnectionConfig
      * @param float|null $queryTimeout default per-statement bound; the statement is cancelled on the server when it passes
      * @param int $statementCacheSize prepared statements kept per connection (0: unnamed statements, no cache)
      * @param bool $decodeJson json/jsonb columns come back decoded (arrays) instead of as strings
+     * @param bool $persistent classic SAPIs only (PHP-FPM): reuse one pg_pconnect() session per
+     *        worker child across requests; the connect blocks, which is the point there. Needs
+     *        $statementCacheSize 0, since the statement cache dies with each request.
      */
     public function __construct(
         public readonly string $connectionString,
@@ -20,7 +23,11 @@ final class ConnectionConfig
         public readonly ?float $queryTimeout = null,
         public readonly int $statementCacheSize = 256,
         public readonly bool $decodeJson = false,
+        public readonly bool $persistent = false,
     ) {
+        if ($persistent && $statementCacheSize !== 0) {
+            throw new \ValueError('A persistent connection outlives its statement cache: use a statement cache size of 0');
+        }
         if ($connectTimeout <= 0.0) {
             throw new \ValueError('The connect timeout must be positive');
         }
@@ -38,8 +45,9 @@ final class ConnectionConfig
         ?float $queryTimeout = null,
         int $statementCacheSize = 256,
         bool $decodeJson = false,
+        bool $persistent = false,
     ): self {
-        return new self($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson);
+        return new self($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent);
     }
 
     /** The connection string with any password masked, for error messages and logs. */

@@ -53,9 +53,10 @@ final class PoolConfig
         ?float $queryTimeout = null,
         int $statementCacheSize = 256,
         bool $decodeJson = false,
+        bool $persistent = false,
     ): self {
         return new self(
-            new ConnectionConfig($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson),
+            new ConnectionConfig($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent),
             $minSize,
             $maxSize,
             $acquireTimeout,

@@ -30,10 +30,14 @@ try {
 
     return;
 }
+// One request runs one statement at a time, so one connection is enough. Unnamed statements:
+// preparing costs a round trip that a connection living for one request never earns back.
 $pool = new ConnectionPool(PoolConfig::fromConnectionString(
     $config->databaseUrl,
     maxSize: 1,
     acquireTimeout: $config->poolWait,
+    statementCacheSize: 0,
+    persistent: $config->persistentConnection,
 ));
 try {
     (new SapiRunner())->run(
