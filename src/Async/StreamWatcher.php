@@ -95,6 +95,17 @@ final class StreamWatcher
         } else {
             $waiters->writer = $suspension;
         }
+        if ($timeout === null && $cancellation === null) {
+            // The hot path (a connection waiting for its next bytes): no closures, no timer.
+            EventLoop::enable($watcherId);
+            try {
+                $suspension->suspend();
+            } finally {
+                $this->endWait($read, $watcherId);
+            }
+
+            return;
+        }
         // A cancellation callback runs from the loop queue and may come late: $waiting makes sure
         // it can only end this wait, never a later one of the same fiber on this stream.
         $waiting = true;
@@ -114,21 +125,26 @@ final class StreamWatcher
             $suspension->suspend();
         } finally {
             $waiting = false;
-            // @phpstan-ignore booleanNot.alwaysTrue (close() may run while this fiber is suspended)
-            if (!$this->closed) {
-                EventLoop::disable($watcherId);
-            }
-            if ($read) {
-                $waiters->reader = null;
-            } else {
-                $waiters->writer = null;
-            }
+            $this->endWait($read, $watcherId);
             if ($timerId !== null) {
                 EventLoop::cancel($timerId);
             }
             if ($cancellationId !== null) {
                 $cancellation->unsubscribe($cancellationId);
             }
+        }
+    }
+
+    private function endWait(bool $read, string $watcherId): void
+    {
+        // close() may have run while the fiber was suspended, cancelling the watchers.
+        if (!$this->closed) {
+            EventLoop::disable($watcherId);
+        }
+        if ($read) {
+            $this->waiters->reader = null;
+        } else {
+            $this->waiters->writer = null;
         }
     }
 }
