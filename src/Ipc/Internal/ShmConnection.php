@@ -24,7 +24,7 @@ use Socket;
  *
  * @internal
  */
-final class ShmConnection
+final class ShmConnection implements FramedConnection
 {
     private const DATA_OFFSET = 4096;
     private const WRAP = 0xFFFFFFFF;

@@ -20,7 +20,7 @@ use Revolt\EventLoop;
  *
  * @internal
  */
-final class SocketConnection
+final class SocketConnection implements FramedConnection
 {
     private readonly StreamWatcher $watcher;
     private readonly ResponseRouter $router;
