@@ -32,6 +32,8 @@ final class Application
                 case 'help':
                     if (($arguments[1] ?? null) === 'serve') {
                         \fwrite($this->stdout, ServeCommand::help());
+                    } elseif (\in_array($arguments[1] ?? null, ControlCommand::COMMANDS, true)) {
+                        \fwrite($this->stdout, ControlCommand::help());
                     } else {
                         \fwrite($this->stdout, self::help());
                     }
@@ -39,6 +41,10 @@ final class Application
                     return self::EXIT_OK;
                 case 'serve':
                     return (new ServeCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
+                case 'reload':
+                case 'status':
+                case 'stop':
+                    return (new ControlCommand($this->stdout))->run($command, \array_slice($arguments, 1));
                 default:
                     throw new UsageError(\sprintf('Unknown command "%s" (try bin/bobbin --help)', $command));
             }
@@ -63,7 +69,11 @@ final class Application
 
             Usage:
               bin/bobbin serve APP_FILE [options]   serve a PSR-15 application over HTTP/1.1
+                                                    (--workers=N, default one per core: a master and N workers)
               bin/bobbin serve --help               every option of serve
+              bin/bobbin reload --pid-file=PATH     zero-downtime reload: new workers first, then the old ones drain
+              bin/bobbin status --pid-file=PATH     one line per worker: pid, uptime, requests, in flight, memory
+              bin/bobbin stop --pid-file=PATH       graceful stop, waits until the master has exited
               bin/bobbin --help                     this text
 
             TEXT;

@@ -5,14 +5,21 @@ declare(strict_types=1);
 namespace Bobbin\Cli;
 
 use Bobbin\Async\Signals;
-use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Http\StderrLogger;
-use Closure;
+use Bobbin\Process\ApplicationLoader;
+use Bobbin\Process\ApplicationLoadFailed;
+use Bobbin\Process\ByteSize;
+use Bobbin\Process\CpuCount;
+use Bobbin\Process\Master;
+use Bobbin\Process\MasterConfig;
+use Bobbin\Process\MasterFailed;
+use Bobbin\Process\RecycleLimits;
 use Psr\Http\Server\RequestHandlerInterface;
+use Psr\Log\LoggerInterface;
 use Psr\Log\LogLevel;
 
 /**
@@ -23,10 +30,13 @@ final class ServeCommand
 {
     /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
     private const OWN_OPTIONS = [
-        'workers' => ['int', '1', 'worker processes (only 1 until the master process exists)'],
-        'pid-file' => ['string', '', 'write the process id here while running'],
+        'workers' => ['int', 'the number of cores', 'worker processes; above 1 a master process supervises them (1: a single process, no master)'],
+        'max-requests' => ['int', '0', 'a worker is replaced after about this many requests (±10 % per worker; 0: never; starts a master)'],
+        'max-memory' => ['string', '0', 'a worker is replaced once its PHP heap exceeds this many bytes, e.g. 128M (0: never; starts a master)'],
+        'pid-file' => ['string', '', 'write the (master) process id here while running; the master adds PID_FILE.status.json'],
         'config' => ['string', '', 'PHP file returning an array of option => value'],
         'log-level' => ['string', 'info', 'least severe log level written to stderr'],
+        'opcache' => ['bool', 'true', 'run with opcache and the JIT (bin/bobbin restarts PHP with them once); --no-opcache: off (command line or environment only)'],
     ];
 
     /**
@@ -50,16 +60,16 @@ final class ServeCommand
             return Application::EXIT_OK;
         }
         $options = self::mergeOptions($cliOptions, \getenv());
-        $workers = $options['workers'] ?? '1';
-        if ((!\is_int($workers) && (!\is_string($workers) || !\ctype_digit($workers))) || (int) $workers < 1) {
-            throw new UsageError('--workers expects a whole number of at least 1');
-        }
-        if ((int) $workers > 1) {
-            throw new UsageError('--workers greater than 1 is not yet supported (no master process yet); use --workers=1');
+        $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : CpuCount::detect();
+        $maxRequests = self::wholeNumber('max-requests', $options['max-requests'] ?? 0, 0);
+        try {
+            $maxMemory = \is_int($options['max-memory'] ?? null) ? $options['max-memory'] : ByteSize::parse((string) ($options['max-memory'] ?? '0'));
+        } catch (\InvalidArgumentException $error) {
+            throw new UsageError('--max-memory: ' . $error->getMessage());
         }
         $pidFile = (string) ($options['pid-file'] ?? '');
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
-        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level']);
+        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'], $options['max-memory'], $options['opcache']);
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new StderrLogger($logLevel, $this->stderr);
@@ -68,6 +78,9 @@ final class ServeCommand
         }
         if ($appFile === null) {
             throw new UsageError('serve needs an APP_FILE (try bin/bobbin serve --help)');
+        }
+        if ($workers > 1 || $maxRequests > 0 || $maxMemory > 0) {
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory)), $logger);
         }
         $handler = self::loadApplication($appFile);
 
@@ -111,6 +124,37 @@ final class ServeCommand
         return Application::EXIT_OK;
     }
 
+    /** Forks the workers and supervises them until a graceful stop (docs/PROCESS.md). */
+    private function runMaster(MasterConfig $config, LoggerInterface $logger): int
+    {
+        if (!\is_file($config->appFile) || !\is_readable($config->appFile)) {
+            throw new UsageError(\sprintf('APP_FILE %s does not exist or is not readable', $config->appFile));
+        }
+        if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
+            throw new UsageError('more than one worker needs the pcntl and posix extensions; use --workers=1');
+        }
+        try {
+            (new Master($config, $logger))->run();
+        } catch (MasterFailed $failure) {
+            if ($failure->exitCode === Application::EXIT_USAGE) {
+                throw new UsageError($failure->getMessage());
+            }
+            throw new StartupFailure($failure->getMessage(), 0, $failure);
+        }
+
+        return Application::EXIT_OK;
+    }
+
+    /** @throws UsageError */
+    private static function wholeNumber(string $name, mixed $value, int $minimum): int
+    {
+        if ((!\is_int($value) && (!\is_string($value) || !\ctype_digit(\trim($value)))) || (int) \trim((string) $value) < $minimum) {
+            throw new UsageError(\sprintf('--%s expects a whole number of at least %d', $name, $minimum));
+        }
+
+        return (int) \trim((string) $value);
+    }
+
     public static function help(): string
     {
         $lines = [
@@ -120,7 +164,8 @@ final class ServeCommand
             'Every option can also be set as an environment variable (--max-body-bytes → BOBBIN_MAX_BODY_BYTES)',
             'or as a key of the array returned by --config=FILE; the command line wins, then the environment.',
             'SIGTERM or SIGINT stops gracefully: no new connections, requests in flight finish (up to --drain-timeout);',
-            'a second SIGTERM or SIGINT closes what is left at once.',
+            'a second SIGTERM or SIGINT closes what is left at once. With a master (--workers above 1), SIGHUP reloads',
+            'the application without dropping requests: new workers start, then the old ones drain (bin/bobbin reload).',
             '',
             'Options:',
         ];
@@ -159,6 +204,10 @@ final class ServeCommand
             $argument = $arguments[$i];
             if ($argument === '--help' || $argument === '-h') {
                 return [null, [], true];
+            }
+            if ($argument === '--no-opcache') {
+                $options['opcache'] = '0';
+                continue;
             }
             if (\str_starts_with($argument, '--')) {
                 $equals = \strpos($argument, '=');
@@ -234,32 +283,13 @@ final class ServeCommand
     /** @throws UsageError|StartupFailure */
     private static function loadApplication(string $appFile): RequestHandlerInterface
     {
-        if (!\is_file($appFile) || !\is_readable($appFile)) {
-            throw new UsageError(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
-        }
         try {
-            $application = (static fn (string $file): mixed => require $file)($appFile);
-        } catch (\Throwable $error) {
-            throw new StartupFailure(\sprintf(
-                'APP_FILE %s failed to load: %s: %s (%s:%d)',
-                $appFile,
-                $error::class,
-                $error->getMessage(),
-                $error->getFile(),
-                $error->getLine(),
-            ), 0, $error);
+            return ApplicationLoader::load($appFile);
+        } catch (ApplicationLoadFailed $error) {
+            if ($error->isUsageError) {
+                throw new UsageError($error->getMessage());
+            }
+            throw new StartupFailure($error->getMessage(), 0, $error);
         }
-        if ($application instanceof RequestHandlerInterface) {
-            return $application;
-        }
-        if ($application instanceof Closure) {
-            return new ClosureHandler($application);
-        }
-
-        throw new UsageError(\sprintf(
-            'APP_FILE %s returned %s, not a RequestHandlerInterface or a Closure',
-            $appFile,
-            \get_debug_type($application),
-        ));
     }
 }

@@ -124,12 +124,16 @@ final class Connection
         $config = $server->config;
         $parser = $this->parser;
         $handler = $server->handler;
-        while (!$server->isStopping() || $parser->buffer !== '' || $this->requests === 0) {
+        while (!$server->isStopping() || $parser->buffer !== '' || $this->requests === 0 || $server->idleGraceUntil() > 0.0) {
             try {
                 if ($parser->buffer === '') {
                     if ($this->requests > 0) {
                         $this->phase = ConnectionPhase::Idle;
                         $this->deadline = \microtime(true) + $config->idleTimeout;
+                        if ($server->isStopping()) {
+                            // A stop with an idle grace: wait briefly for a request already on its way.
+                            $this->deadline = \min($this->deadline, $server->idleGraceUntil());
+                        }
                     }
                 } elseif ($this->phase !== ConnectionPhase::ReadingHead) {
                     $this->phase = ConnectionPhase::ReadingHead;
@@ -167,6 +171,9 @@ final class Connection
             }
 
             $this->requests++;
+            if (++$server->requestsServed >= $server->requestLimit) {
+                $server->requestLimitReached();
+            }
             $now = \microtime(true);
             $this->phase = ConnectionPhase::Handling;
             $this->deadline = $now + $config->requestTimeout;

@@ -10,6 +10,7 @@ use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
 use Bobbin\Async\Timer;
+use Closure;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
 
@@ -60,6 +61,15 @@ final class Server
     private float $lastDescriptorWarning = 0.0;
     private string $localHost = '';
     private int $localPort = 0;
+    /** During a stop: the latest moment an idle keep-alive connection stays open (0: close idle ones at once). */
+    private float $idleGraceUntil = 0.0;
+    /** @var (Closure(): void)|null */
+    private ?Closure $onRequestLimit = null;
+
+    /** @internal incremented by Connection for every request it starts handling */
+    public int $requestsServed = 0;
+    /** @internal Connection calls requestLimitReached() when requestsServed reaches it (see setRequestLimit()) */
+    public int $requestLimit = \PHP_INT_MAX;
 
     /**
      * @param resource|null $listener an already bound, listening server socket (from listen());
@@ -156,14 +166,19 @@ final class Server
      * (their responses say `Connection: close`) and force-close whatever is left after
      * $drainDeadline seconds. The future completes once every connection is closed.
      *
+     * With $idleGrace > 0 idle keep-alive connections (and accepted ones whose first request has
+     * not been read yet) stay open for up to that many seconds: a request arriving meanwhile is
+     * answered with `Connection: close` instead of meeting a close the client could not expect.
+     *
      * @return Future<null>
      */
-    public function stop(?float $drainDeadline = null): Future
+    public function stop(?float $drainDeadline = null, float $idleGrace = 0.0): Future
     {
         if ($this->stopping) {
             return $this->stopped->future();
         }
         $this->stopping = true;
+        $this->idleGraceUntil = $idleGrace > 0.0 ? \microtime(true) + $idleGrace : 0.0;
         $this->acceptWatcher?->close();
         $this->wakeAcceptLoop();
         if ($this->listener !== null && $this->ownsListener) {
@@ -174,8 +189,15 @@ final class Server
         }
         $this->listener = null;
         foreach ($this->connections as $connection) {
-            if ($connection->phase === ConnectionPhase::Idle || $connection->phase === ConnectionPhase::Closing) {
+            if ($connection->phase === ConnectionPhase::Closing) {
                 $connection->close();
+            } elseif ($connection->phase === ConnectionPhase::Idle) {
+                if ($this->idleGraceUntil > 0.0) {
+                    // The sweeper closes it when the grace ends, unless a request arrives first.
+                    $connection->deadline = \min($connection->deadline, $this->idleGraceUntil);
+                } else {
+                    $connection->close();
+                }
             }
         }
         $this->drainTimer = Timer::after($drainDeadline ?? $this->config->drainTimeout, function (): void {
@@ -208,6 +230,57 @@ final class Server
     public function stopped(): Future
     {
         return $this->stopped->future();
+    }
+
+    /**
+     * During a graceful stop with an idle grace: until when an idle connection may wait for its
+     * next request (0.0 when idle connections are closed at once, or no stop is under way).
+     *
+     * @internal read by Connection
+     */
+    public function idleGraceUntil(): float
+    {
+        return $this->idleGraceUntil;
+    }
+
+    /** Requests being read, handled or answered right now. */
+    public function inFlightCount(): int
+    {
+        $count = 0;
+        foreach ($this->connections as $connection) {
+            $phase = $connection->phase;
+            if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing) {
+                $count++;
+            }
+        }
+
+        return $count;
+    }
+
+    /**
+     * Calls $onReached once, when the server starts handling its $requests-th request (counted
+     * from its start). The worker of a master process uses it to retire after --max-requests.
+     *
+     * @param Closure(): void $onReached
+     */
+    public function setRequestLimit(int $requests, Closure $onReached): void
+    {
+        $this->requestLimit = \max(1, $requests);
+        $this->onRequestLimit = $onReached;
+        if ($this->requestsServed >= $this->requestLimit) {
+            $this->requestLimitReached();
+        }
+    }
+
+    /** @internal called by Connection when requestsServed reaches the limit */
+    public function requestLimitReached(): void
+    {
+        $callback = $this->onRequestLimit;
+        $this->onRequestLimit = null;
+        $this->requestLimit = \PHP_INT_MAX;
+        if ($callback !== null) {
+            $callback();
+        }
     }
 
     /** @internal called by Connection::close() */

@@ -26,7 +26,7 @@ final class BobbinAircraftSoakTest extends TestCase
         }
         $server = ServerProcess::bobbin(
             \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
-            [],
+            ['--workers=1'],
             ['DATABASE_URL' => EmbeddedPostgres::connectionString(), 'DATABASE_POOL_MAX' => '8'],
         );
         $body = \tempnam(\sys_get_temp_dir(), 'soak-body-');

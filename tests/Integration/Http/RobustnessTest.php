@@ -140,7 +140,7 @@ final class RobustnessTest extends TestCase
 
     public function testAboveMaxConnectionsTheServerStopsAcceptingUntilOneCloses(): void
     {
-        $server = ServerProcess::start(['--max-connections=2']);
+        $server = ServerProcess::start(['--max-connections=2', '--workers=1']);
         try {
             $first = new RawClient($server->address);
             $second = new RawClient($server->address);

@@ -36,7 +36,7 @@ final class ServeCommandTest extends TestCase
         yield 'missing APP_FILE' => [['serve'], 'APP_FILE'];
         yield 'APP_FILE that does not exist' => [['serve', '/nonexistent/app.php'], '/nonexistent/app.php'];
         yield 'APP_FILE not returning a handler' => [['serve', __DIR__ . '/../../Support/Http/not-a-handler.php'], 'returned int'];
-        yield 'more than one worker' => [['serve', self::APP, '--workers=4'], 'not yet supported'];
+        yield 'workers not a number' => [['serve', self::APP, '--workers=many'], '--workers'];
         yield 'zero workers' => [['serve', self::APP, '--workers=0'], '--workers'];
         yield 'a bad log level' => [['serve', self::APP, '--log-level=chatty'], 'chatty'];
         yield 'unknown command' => [['launch'], 'launch'];

@@ -1,0 +1,166 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Cli;
+
+use Bobbin\Process\MasterConfig;
+use Bobbin\Process\StatusFile;
+
+/**
+ * `bin/bobbin reload|status|stop --pid-file=PATH`: talks to a running master (or single
+ * process) through its pid file and signals; `status` reads PATH.status.json.
+ */
+final class ControlCommand
+{
+    public const COMMANDS = ['reload', 'status', 'stop'];
+
+    /** @param resource $stdout */
+    public function __construct(private $stdout)
+    {
+    }
+
+    /**
+     * @param list<string> $arguments after the command name
+     * @throws UsageError|StartupFailure
+     */
+    public function run(string $command, array $arguments): int
+    {
+        [$pidFile, $timeout, $wantsHelp] = self::parseArguments($command, $arguments);
+        if ($wantsHelp) {
+            \fwrite($this->stdout, self::help());
+
+            return Application::EXIT_OK;
+        }
+        $pid = self::runningPid($pidFile);
+
+        return match ($command) {
+            'reload' => $this->reload($pid, $pidFile),
+            'stop' => $this->stop($pid, $pidFile, $timeout),
+            default => $this->status($pid, $pidFile),
+        };
+    }
+
+    public static function help(): string
+    {
+        return <<<'TEXT'
+            Usage: bin/bobbin reload|status|stop --pid-file=PATH [--timeout=SECONDS]
+
+              reload   SIGHUP to the master: new workers load the application from disk, then the old ones drain
+              status   one line per worker: pid, state, uptime, requests served, requests in flight, memory
+              stop     SIGTERM, then wait until the process has exited (up to --timeout, default 60 s)
+
+            PATH is the --pid-file given to `bin/bobbin serve` (env BOBBIN_PID_FILE).
+
+            TEXT;
+    }
+
+    private function reload(int $pid, string $pidFile): int
+    {
+        if (StatusFile::read(MasterConfig::statusFileOf($pidFile)) === null) {
+            // A single process (--workers=1) has no reload: SIGHUP would simply end it.
+            throw new StartupFailure(\sprintf('process %d is no master (no %s): reload needs --workers above 1', $pid, MasterConfig::statusFileOf($pidFile)));
+        }
+        \posix_kill($pid, \SIGHUP);
+        \fwrite($this->stdout, \sprintf("Reload requested from master %d (it logs when the new workers serve)\n", $pid));
+
+        return Application::EXIT_OK;
+    }
+
+    private function stop(int $pid, string $pidFile, float $timeout): int
+    {
+        \posix_kill($pid, \SIGTERM);
+        $deadline = \microtime(true) + $timeout;
+        while (self::isAlive($pid, $pidFile)) {
+            if (\microtime(true) > $deadline) {
+                throw new StartupFailure(\sprintf('process %d is still running %.0f s after SIGTERM', $pid, $timeout));
+            }
+            \usleep(50_000);
+        }
+        \fwrite($this->stdout, \sprintf("Stopped %d\n", $pid));
+
+        return Application::EXIT_OK;
+    }
+
+    private function status(int $pid, string $pidFile): int
+    {
+        $status = StatusFile::read(MasterConfig::statusFileOf($pidFile));
+        if ($status === null) {
+            \fwrite($this->stdout, \sprintf("process %d is running, without a master status (a single process, or still starting)\n", $pid));
+
+            return Application::EXIT_OK;
+        }
+        \fwrite($this->stdout, \implode("\n", StatusFile::describe($status, \microtime(true))) . "\n");
+
+        return Application::EXIT_OK;
+    }
+
+    /** @throws StartupFailure when nothing runs under that pid file */
+    private static function runningPid(string $pidFile): int
+    {
+        $contents = @\file_get_contents($pidFile);
+        if ($contents === false) {
+            throw new StartupFailure(\sprintf('the master is not running (no pid file %s)', $pidFile));
+        }
+        $pid = (int) \trim($contents);
+        if ($pid < 1 || !self::isAlive($pid, $pidFile)) {
+            throw new StartupFailure(\sprintf('the master is not running (process %d from %s is gone)', $pid, $pidFile));
+        }
+
+        return $pid;
+    }
+
+    private static function isAlive(int $pid, string $pidFile): bool
+    {
+        if (!\posix_kill($pid, 0)) {
+            return false;
+        }
+        // An exited child of ours would still answer as a zombie; its state says so.
+        $stat = @\file_get_contents('/proc/' . $pid . '/stat');
+        if (\is_string($stat) && \preg_match('/\) (\S)/', $stat, $m) === 1 && $m[1] === 'Z') {
+            return false;
+        }
+
+        return \is_file($pidFile) || $stat !== false;
+    }
+
+    /**
+     * @param list<string> $arguments
+     * @return array{string, float, bool}
+     * @throws UsageError
+     */
+    private static function parseArguments(string $command, array $arguments): array
+    {
+        $pidFile = (string) (\getenv('BOBBIN_PID_FILE') ?: '');
+        $timeout = 60.0;
+        $count = \count($arguments);
+        for ($i = 0; $i < $count; $i++) {
+            $argument = $arguments[$i];
+            if ($argument === '--help' || $argument === '-h') {
+                return ['', 0.0, true];
+            }
+            if (\preg_match('/^--(pid-file|timeout)(?:=(.*))?$/s', $argument, $m) !== 1) {
+                throw new UsageError(\sprintf('%s: unknown argument "%s" (try bin/bobbin %s --help)', $command, $argument, $command));
+            }
+            $value = $m[2] ?? null;
+            if ($value === null) {
+                if ($i + 1 >= $count) {
+                    throw new UsageError(\sprintf('Option --%s needs a value', $m[1]));
+                }
+                $value = $arguments[++$i];
+            }
+            if ($m[1] === 'pid-file') {
+                $pidFile = $value;
+            } elseif (\is_numeric($value) && (float) $value > 0) {
+                $timeout = (float) $value;
+            } else {
+                throw new UsageError('--timeout expects a positive number of seconds');
+            }
+        }
+        if ($pidFile === '') {
+            throw new UsageError(\sprintf('%s needs --pid-file=PATH (the one given to bin/bobbin serve)', $command));
+        }
+
+        return [$pidFile, $timeout, false];
+    }
+}

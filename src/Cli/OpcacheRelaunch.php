@@ -1,0 +1,90 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Cli;
+
+/**
+ * `bin/bobbin serve` runs with opcache (and the JIT) on by default: opcache.enable_cli is off in
+ * a stock CLI and can only be switched on at PHP's start, so bin/bobbin replaces itself once
+ * (same pid, same arguments and environment) with `php -d opcache.enable_cli=1 …`. Off with
+ * --no-opcache, --opcache=0 or BOBBIN_OPCACHE=0. Figures behind the settings: docs/PROCESS.md.
+ */
+final class OpcacheRelaunch
+{
+    /** The settings bin/bobbin adds; tracing JIT measured faster than opcache alone (docs/PROCESS.md). */
+    public const SETTINGS = [
+        'opcache.enable_cli' => '1',
+        'opcache.jit_buffer_size' => '64M',
+        'opcache.jit' => 'tracing',
+    ];
+    /** Set on the relaunched process so that it never relaunches again. */
+    private const MARKER = 'BOBBIN_OPCACHE_RELAUNCHED';
+
+    /**
+     * @param list<string> $arguments the command line without the program name
+     * @param array<string, string> $environment
+     * @return list<string>|null the PHP arguments to exec, or null to go on as we are
+     */
+    public static function argumentsFor(string $script, array $arguments, array $environment): ?array
+    {
+        if (($arguments[0] ?? '') !== 'serve' || isset($environment[self::MARKER]) || !self::wanted($arguments, $environment)) {
+            return null;
+        }
+        if (!\extension_loaded('Zend OPcache') || \filter_var(\ini_get('opcache.enable_cli'), \FILTER_VALIDATE_BOOL)) {
+            return null;
+        }
+        if (\in_array('--help', $arguments, true) || \in_array('-h', $arguments, true)) {
+            return null;
+        }
+        $php = [];
+        foreach (self::SETTINGS as $name => $value) {
+            $php[] = '-d';
+            $php[] = $name . '=' . $value;
+        }
+
+        return \array_merge($php, [$script], $arguments);
+    }
+
+    /**
+     * Replaces this process with PHP and opcache on, when wanted; returns only when it is not.
+     *
+     * @param list<string> $arguments
+     */
+    public static function relaunchIfWanted(string $script, array $arguments): void
+    {
+        /** @var array<string, string> $environment */
+        $environment = \getenv();
+        $php = self::argumentsFor($script, $arguments, $environment);
+        if ($php === null || !\function_exists('pcntl_exec')) {
+            return;
+        }
+        $environment[self::MARKER] = '1';
+        @\pcntl_exec(\PHP_BINARY, $php, $environment);
+        // exec failed (no such binary, a sandbox): serve without opcache rather than not at all.
+    }
+
+    /**
+     * @param list<string> $arguments
+     * @param array<string, string> $environment
+     */
+    private static function wanted(array $arguments, array $environment): bool
+    {
+        $wanted = true;
+        $fromEnvironment = $environment['BOBBIN_OPCACHE'] ?? '';
+        if ($fromEnvironment !== '') {
+            $wanted = \filter_var($fromEnvironment, \FILTER_VALIDATE_BOOL, \FILTER_NULL_ON_FAILURE) ?? true;
+        }
+        foreach ($arguments as $argument) {
+            if ($argument === '--no-opcache') {
+                $wanted = false;
+            } elseif ($argument === '--opcache') {
+                $wanted = true;
+            } elseif (\str_starts_with($argument, '--opcache=')) {
+                $wanted = \filter_var(\substr($argument, 10), \FILTER_VALIDATE_BOOL, \FILTER_NULL_ON_FAILURE) ?? true;
+            }
+        }
+
+        return $wanted;
+    }
+}

@@ -1,0 +1,527 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Bobbin\Http\Server;
+use Bobbin\Http\ServerStartException;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The supervisor: binds the listening socket once, forks the workers that accept on it, and
+ * keeps them alive — replacing dead ones with back-off, reloading on SIGHUP (new generation
+ * ready first, then the old one drains), recycling workers that ask for it, and stopping them
+ * all on SIGTERM/SIGINT. It never loads the application and never runs an event loop: a plain
+ * blocking loop over the workers' socket pairs, with its signals blocked and collected by
+ * pcntl_sigtimedwait(), so no signal interrupts it halfway through a decision.
+ */
+final class Master
+{
+    private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP, \SIGUSR1];
+    private const TICK_MICROSECONDS = 100_000;
+    private const STATUS_EVERY_SECONDS = 0.25;
+    private const FAILED_START_GRACE_SECONDS = 2.0;
+
+    /** @var array<int, WorkerHandle> by pid */
+    private array $workers = [];
+    private MasterPhase $phase = MasterPhase::Starting;
+    private int $generation = 1;
+    /** The generation a reload is starting, until all of it is ready (or one of it fails). */
+    private ?int $pendingGeneration = null;
+    private float $nextSpawnAt = 0.0;
+    private float $stopDeadline = \INF;
+    private ?MasterFailed $failure = null;
+    private bool $statusDirty = true;
+    private float $statusWrittenAt = 0.0;
+    private readonly float $started;
+    private readonly RestartPolicy $restarts;
+    /** @var resource|null */
+    private $listener = null;
+    private string $address = '';
+
+    public function __construct(
+        private readonly MasterConfig $config,
+        private readonly LoggerInterface $logger,
+        ?RestartPolicy $restarts = null,
+    ) {
+        $this->restarts = $restarts ?? new RestartPolicy();
+        $this->started = \microtime(true);
+    }
+
+    /**
+     * Runs until a graceful stop has finished.
+     *
+     * @throws MasterFailed when it cannot start (the address is taken, a worker cannot boot) or a crash loop stops it
+     */
+    public function run(): void
+    {
+        try {
+            $this->listener = Server::listen($this->config->server->listen, $this->config->server->backlog);
+        } catch (ServerStartException $error) {
+            throw new MasterFailed($error->getMessage());
+        }
+        $this->address = self::addressOf($this->listener);
+        \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
+        try {
+            if ($this->config->pidFile !== '' && @\file_put_contents($this->config->pidFile, \getmypid() . "\n") === false) {
+                throw new MasterFailed(\sprintf('cannot write the pid file %s', $this->config->pidFile));
+            }
+            for ($i = 0; $i < $this->config->workers; $i++) {
+                $this->spawn($this->generation);
+            }
+            $this->supervise();
+        } finally {
+            $this->cleanUp();
+        }
+        if ($this->failure !== null) {
+            throw $this->failure;
+        }
+        $this->logger->info('Stopped');
+    }
+
+    private function supervise(): void
+    {
+        while (true) {
+            $this->waitForActivity();
+            $this->readChannels();
+            $this->collectSignals();
+            $this->reap();
+            $now = \microtime(true);
+            $this->enforceDeadlines($now);
+            if ($this->phase === MasterPhase::Stopping && $this->workers === []) {
+                return;
+            }
+            $this->replaceMissingWorkers($now);
+            $this->writeStatus($now);
+        }
+    }
+
+    /** Sleeps until a worker writes (at once) or a tick passes (signals and exits are polled per tick). */
+    private function waitForActivity(): void
+    {
+        $channels = [];
+        foreach ($this->workers as $worker) {
+            if (\is_resource($worker->channel)) {
+                $channels[] = $worker->channel;
+            }
+        }
+        if ($channels === []) {
+            $signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, self::TICK_MICROSECONDS * 1000);
+            if (\is_int($signal) && $signal > 0) {
+                $this->handleSignal($signal);
+            }
+
+            return;
+        }
+        $write = $except = null;
+        @\stream_select($channels, $write, $except, 0, self::TICK_MICROSECONDS);
+    }
+
+    private function readChannels(): void
+    {
+        foreach ($this->workers as $worker) {
+            foreach ($worker->receive() as $message) {
+                $this->handleMessage($worker, $message);
+            }
+        }
+    }
+
+    private function collectSignals(): void
+    {
+        while (true) {
+            $signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, 0);
+            if (!\is_int($signal) || $signal <= 0) {
+                return;
+            }
+            $this->handleSignal($signal);
+        }
+    }
+
+    private function handleSignal(int $signal): void
+    {
+        switch ($signal) {
+            case \SIGTERM:
+            case \SIGINT:
+                if ($this->phase === MasterPhase::Stopping) {
+                    $this->logger->warning('Received signal {signal} again; workers close every connection now', ['signal' => $signal]);
+                    $this->signalAll(\SIGINT);
+                } else {
+                    $this->logger->info('Received signal {signal}; stopping {count} worker(s) gracefully (up to {s} s)', [
+                        'signal' => $signal, 'count' => \count($this->workers), 's' => $this->config->server->drainTimeout,
+                    ]);
+                    $this->stop($this->config->server->drainTimeout + $this->config->idleGrace + $this->config->stopMargin);
+                }
+                break;
+            case \SIGHUP:
+                $this->reload();
+                break;
+            case \SIGUSR1:
+                $this->statusDirty = true;
+                $this->statusWrittenAt = 0.0;
+                break;
+        }
+    }
+
+    private function handleMessage(WorkerHandle $worker, WorkerMessage $message): void
+    {
+        switch ($message->type) {
+            case WorkerMessage::READY:
+                $this->workerReady($worker);
+                break;
+            case WorkerMessage::BOOT_FAILED:
+                $worker->bootError = $message->string('message', 'the worker could not boot');
+                $worker->bootExitCode = $message->int('exitCode', 1) === 2 ? 2 : 1;
+                break;
+            case WorkerMessage::STATS:
+                $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
+                $this->statusDirty = true;
+                break;
+            case WorkerMessage::RETIRING:
+                if ($worker->state === WorkerState::Ready && $this->phase === MasterPhase::Running) {
+                    $worker->state = WorkerState::Retiring;
+                    $this->statusDirty = true;
+                    $this->logger->info('Worker {pid} retires ({reason}); starting its replacement', [
+                        'pid' => $worker->pid, 'reason' => $message->string('reason', 'asked to'),
+                    ]);
+                }
+                break;
+        }
+    }
+
+    private function workerReady(WorkerHandle $worker): void
+    {
+        if ($worker->state !== WorkerState::Booting) {
+            return;
+        }
+        $worker->state = WorkerState::Ready;
+        $worker->readyAt = \microtime(true);
+        $this->statusDirty = true;
+        if ($this->phase === MasterPhase::Starting) {
+            if ($this->countReady($this->generation) === $this->config->workers) {
+                $this->phase = MasterPhase::Running;
+                $this->logger->info('Listening on {address} (master pid {pid}, {count} workers)', [
+                    'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
+                ]);
+            }
+
+            return;
+        }
+        if ($worker->generation === $this->pendingGeneration) {
+            if ($this->countReady($worker->generation) === $this->config->workers) {
+                $this->completeReload();
+            }
+
+            return;
+        }
+        // A replacement is serving: now the worker it replaces may drain.
+        foreach ($this->workers as $other) {
+            if ($other->state === WorkerState::Retiring && $other->generation === $worker->generation) {
+                $this->drain($other);
+
+                return;
+            }
+        }
+    }
+
+    private function reload(): void
+    {
+        if ($this->phase !== MasterPhase::Running) {
+            $this->logger->notice('SIGHUP ignored: the master is {phase}', ['phase' => \strtolower($this->phase->name)]);
+
+            return;
+        }
+        if ($this->pendingGeneration !== null) {
+            $this->logger->notice('SIGHUP ignored: a reload is already under way');
+
+            return;
+        }
+        $this->pendingGeneration = $this->generation + 1;
+        $this->logger->info('Reloading: starting {count} new worker(s) with the application as it is on disk now', ['count' => $this->config->workers]);
+        for ($i = 0; $i < $this->config->workers; $i++) {
+            $this->spawn($this->pendingGeneration);
+        }
+    }
+
+    private function completeReload(): void
+    {
+        $new = (int) $this->pendingGeneration;
+        $old = 0;
+        foreach ($this->workers as $worker) {
+            if ($worker->generation < $new && $worker->state !== WorkerState::Draining) {
+                $this->drain($worker);
+                $old++;
+            }
+        }
+        $this->generation = $new;
+        $this->pendingGeneration = null;
+        $this->logger->info('Reload complete: {count} new worker(s) serve; {old} old one(s) drain', ['count' => $this->config->workers, 'old' => $old]);
+    }
+
+    private function abortReload(string $reason): void
+    {
+        $this->logger->error('Reload failed, the running workers stay: {reason}', ['reason' => $reason]);
+        foreach ($this->workers as $worker) {
+            if ($worker->generation === $this->pendingGeneration && $worker->state !== WorkerState::Draining) {
+                $this->drain($worker);
+            }
+        }
+        $this->pendingGeneration = null;
+    }
+
+    private function reap(): void
+    {
+        while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
+            $worker = $this->workers[$pid] ?? null;
+            if ($worker === null) {
+                continue;
+            }
+            foreach ($worker->receive() as $message) {
+                $this->handleMessage($worker, $message);
+            }
+            $worker->closeChannel();
+            unset($this->workers[$pid]);
+            $this->statusDirty = true;
+            $this->workerExited($worker, self::describeExit($status));
+        }
+    }
+
+    private function workerExited(WorkerHandle $worker, string $how): void
+    {
+        if ($this->phase === MasterPhase::Stopping || $worker->state === WorkerState::Draining) {
+            $this->logger->debug('Worker {pid} {how}', ['pid' => $worker->pid, 'how' => $how]);
+
+            return;
+        }
+        $reason = $worker->bootError ?? \sprintf('worker %d %s%s', $worker->pid, $how, $worker->readyAt === null ? ' before it was ready' : '');
+        if ($this->phase === MasterPhase::Starting) {
+            $this->fail(new MasterFailed($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
+
+            return;
+        }
+        if ($worker->generation === $this->pendingGeneration) {
+            $this->abortReload($reason);
+
+            return;
+        }
+        $now = \microtime(true);
+        $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null);
+        if ($delay === null) {
+            $this->fail(new MasterFailed(\sprintf(
+                'crash loop: %d workers in a row died within %.0f s of starting; the last: %s',
+                $this->restarts->quickDeathsInARow(),
+                $this->restarts->quickDeathSeconds,
+                $reason,
+            )));
+
+            return;
+        }
+        $this->nextSpawnAt = \max($this->nextSpawnAt, $now + $delay);
+        $this->logger->warning($delay > 0.0 ? 'Worker {pid} {how}; a replacement starts in {delay} s' : 'Worker {pid} {how}; starting a replacement', [
+            'pid' => $worker->pid, 'how' => $worker->bootError !== null ? 'could not boot: ' . $worker->bootError : $how, 'delay' => \round($delay, 2),
+        ]);
+    }
+
+    /** Keeps the current generation at --workers (retiring workers do not count: they are being replaced). */
+    private function replaceMissingWorkers(float $now): void
+    {
+        if ($this->phase !== MasterPhase::Running || $now < $this->nextSpawnAt) {
+            return;
+        }
+        $active = 0;
+        foreach ($this->workers as $worker) {
+            if ($worker->generation === $this->generation && ($worker->state === WorkerState::Booting || $worker->state === WorkerState::Ready)) {
+                $active++;
+            }
+        }
+        for ($i = $active; $i < $this->config->workers; $i++) {
+            $this->spawn($this->generation);
+        }
+    }
+
+    private function enforceDeadlines(float $now): void
+    {
+        if ($now >= $this->stopDeadline) {
+            if ($this->workers !== [] && $this->failure === null) {
+                $this->logger->warning('{count} worker(s) still running after the drain deadline; killing them', ['count' => \count($this->workers)]);
+            }
+            $this->signalAll(\SIGKILL);
+            $this->stopDeadline = \INF;
+        }
+        foreach ($this->workers as $worker) {
+            if ($worker->state === WorkerState::Booting && $now - $worker->started > $this->config->bootTimeout) {
+                $worker->bootError ??= \sprintf('worker %d did not report ready within %.0f s', $worker->pid, $this->config->bootTimeout);
+                $worker->signal(\SIGKILL);
+            }
+        }
+    }
+
+    private function spawn(int $generation): void
+    {
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        if ($pair === false) {
+            $this->logger->error('Cannot create a socket pair for a new worker; retrying in 1 s');
+            $this->nextSpawnAt = \microtime(true) + 1.0;
+
+            return;
+        }
+        $pid = \pcntl_fork();
+        if ($pid === -1) {
+            \fclose($pair[0]);
+            \fclose($pair[1]);
+            $this->logger->error('Cannot fork a worker: {error}; retrying in 1 s', ['error' => \pcntl_strerror(\pcntl_get_last_error())]);
+            $this->nextSpawnAt = \microtime(true) + 1.0;
+
+            return;
+        }
+        if ($pid === 0) {
+            \fclose($pair[0]);
+            $this->becomeWorker($pair[1]);
+        }
+        \fclose($pair[1]);
+        \stream_set_blocking($pair[0], false);
+        $this->workers[$pid] = new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
+        $this->statusDirty = true;
+    }
+
+    /**
+     * In the forked child: drop the master's state and run the worker; never returns.
+     *
+     * @param resource $channel
+     */
+    private function becomeWorker($channel): never
+    {
+        foreach ($this->workers as $sibling) {
+            // Holding a sibling's master end would hide the master's death from that sibling.
+            $sibling->closeChannel();
+        }
+        $this->workers = [];
+        $listener = $this->listener;
+        \assert($listener !== null);
+        $code = 1;
+        try {
+            $code = (new Worker($this->config, $listener, new WorkerChannel($channel), $this->logger))->run();
+        } catch (\Throwable $error) {
+            $this->logger->critical('Worker {pid} failed: {error}', ['pid' => \getmypid(), 'error' => $error, 'exception' => $error]);
+        }
+        exit($code);
+    }
+
+    private function drain(WorkerHandle $worker): void
+    {
+        $worker->state = WorkerState::Draining;
+        $worker->signal(\SIGTERM);
+        $this->statusDirty = true;
+    }
+
+    private function stop(float $deadlineSeconds): void
+    {
+        $this->phase = MasterPhase::Stopping;
+        $this->pendingGeneration = null;
+        foreach ($this->workers as $worker) {
+            if ($worker->state !== WorkerState::Draining) {
+                $this->drain($worker);
+            }
+        }
+        $this->stopDeadline = \microtime(true) + $deadlineSeconds;
+    }
+
+    private function fail(MasterFailed $failure): void
+    {
+        $this->failure ??= $failure;
+        $this->stop(self::FAILED_START_GRACE_SECONDS);
+    }
+
+    private function signalAll(int $signal): void
+    {
+        foreach ($this->workers as $worker) {
+            $worker->signal($signal);
+        }
+    }
+
+    private function countReady(int $generation): int
+    {
+        $count = 0;
+        foreach ($this->workers as $worker) {
+            if ($worker->generation === $generation && $worker->state === WorkerState::Ready) {
+                $count++;
+            }
+        }
+
+        return $count;
+    }
+
+    private function writeStatus(float $now): void
+    {
+        $path = $this->config->statusFile();
+        if ($path === '' || !$this->statusDirty || $now - $this->statusWrittenAt < self::STATUS_EVERY_SECONDS) {
+            return;
+        }
+        $workers = [];
+        foreach ($this->workers as $worker) {
+            $workers[] = $worker->describe($now);
+        }
+        StatusFile::write($path, [
+            'updated' => $now,
+            'master' => [
+                'pid' => \getmypid(),
+                'started' => $this->started,
+                'address' => $this->address,
+                'workers' => $this->config->workers,
+                'generation' => $this->generation,
+                'phase' => \strtolower($this->phase->name),
+            ],
+            'workers' => $workers,
+        ]);
+        $this->statusDirty = false;
+        $this->statusWrittenAt = $now;
+    }
+
+    private function cleanUp(): void
+    {
+        if ($this->workers !== []) {
+            // Only reached on an unexpected error in the master itself: leave no worker behind.
+            $this->signalAll(\SIGKILL);
+            while ($this->workers !== [] && ($pid = \pcntl_waitpid(-1, $status)) > 0) {
+                unset($this->workers[$pid]);
+            }
+        }
+        if ($this->listener !== null) {
+            \fclose($this->listener);
+            $this->listener = null;
+            if (\str_starts_with($this->address, 'unix:')) {
+                @\unlink(\substr($this->address, 5));
+            }
+        }
+        if ($this->config->pidFile !== '') {
+            @\unlink($this->config->pidFile);
+            @\unlink($this->config->statusFile());
+        }
+        // The signals stay blocked: unblocking now would let a late SIGTERM kill the exiting master.
+    }
+
+    /** @param resource $listener */
+    private static function addressOf($listener): string
+    {
+        $name = (string) \stream_socket_get_name($listener, false);
+        $meta = \stream_get_meta_data($listener);
+        if (\str_starts_with($meta['stream_type'], 'unix') || ($name !== '' && $name[0] === '/')) {
+            return 'unix:' . $name;
+        }
+        $colon = (int) \strrpos($name, ':');
+        $host = \substr($name, 0, $colon);
+
+        return \str_contains($host, ':') ? '[' . $host . ']:' . \substr($name, $colon + 1) : $name;
+    }
+
+    private static function describeExit(int $status): string
+    {
+        if (\pcntl_wifsignaled($status)) {
+            $signal = \pcntl_wtermsig($status);
+
+            return \sprintf('was killed by signal %d', $signal);
+        }
+
+        return \sprintf('exited with code %d', \pcntl_wexitstatus($status));
+    }
+}

@@ -1,0 +1,42 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Bobbin\Http\ServerConfig;
+
+/** Everything the master and its workers need, fixed at start. */
+final readonly class MasterConfig
+{
+    public function __construct(
+        public string $appFile,
+        public ServerConfig $server,
+        public int $workers,
+        public string $pidFile = '',
+        public RecycleLimits $recycle = new RecycleLimits(),
+        /** Seconds a draining worker keeps an idle keep-alive connection open for a request already on its way. */
+        public float $idleGrace = 1.0,
+        /** Seconds a new worker may take to load the application and report ready. */
+        public float $bootTimeout = 60.0,
+        /** Seconds between two stats reports of a worker (and two --max-memory checks). */
+        public float $statsInterval = 1.0,
+        /** Seconds added to --drain-timeout before the master kills workers that still run at a stop. */
+        public float $stopMargin = 5.0,
+    ) {
+        if ($workers < 1) {
+            throw new \InvalidArgumentException('--workers must be at least 1');
+        }
+    }
+
+    /** Where the master writes what its workers report: `<pid-file>.status.json` ('' without a pid file). */
+    public function statusFile(): string
+    {
+        return self::statusFileOf($this->pidFile);
+    }
+
+    public static function statusFileOf(string $pidFile): string
+    {
+        return $pidFile === '' ? '' : $pidFile . '.status.json';
+    }
+}

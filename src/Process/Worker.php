@@ -1,0 +1,160 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Bobbin\Async\Signals;
+use Bobbin\Async\Timer;
+use Bobbin\Http\Server;
+use Bobbin\Http\ServerStartException;
+use Psr\Log\LoggerInterface;
+use Revolt\EventLoop;
+use Revolt\EventLoop\DriverFactory;
+
+/**
+ * The life of one forked worker: load the application from disk, serve on the listening socket
+ * inherited from the master, report to the master, stop gracefully on SIGTERM.
+ */
+final class Worker
+{
+    private readonly float $started;
+    private bool $ready = false;
+    private bool $retiring = false;
+    private ?Server $server = null;
+
+    /**
+     * @param resource $listener the master's listening socket
+     */
+    public function __construct(
+        private readonly MasterConfig $config,
+        private $listener,
+        private readonly WorkerChannel $channel,
+        private readonly LoggerInterface $logger,
+    ) {
+        $this->started = \microtime(true);
+    }
+
+    /** @return int the process's exit code */
+    public function run(): int
+    {
+        $this->leaveTheMastersSignalSetup();
+        // A fresh loop: the master never started one, but a driver must not be shared with it either.
+        EventLoop::setDriver((new DriverFactory())->create());
+        \register_shutdown_function($this->reportFatalErrorAtBoot(...));
+        OpcacheRefresh::invalidateChangedScripts();
+
+        try {
+            $handler = ApplicationLoader::load($this->config->appFile);
+        } catch (ApplicationLoadFailed $error) {
+            $this->channel->send(WorkerMessage::bootFailed($error->getMessage(), $error->isUsageError ? 2 : 1));
+
+            return 1;
+        }
+        $server = new Server($this->config->server, $handler, $this->logger, $this->listener);
+        $this->server = $server;
+        try {
+            $server->start();
+        } catch (ServerStartException $error) {
+            $this->channel->send(WorkerMessage::bootFailed($error->getMessage(), 1));
+
+            return 1;
+        }
+
+        $stop = function (int $signal) use ($server): void {
+            if ($server->isStopping()) {
+                $server->abort();
+
+                return;
+            }
+            $server->stop($this->config->server->drainTimeout, $this->config->idleGrace);
+        };
+        Signals::on(\SIGTERM, $stop);
+        Signals::on(\SIGINT, $stop);
+        $this->channel->whenMasterGone(function () use ($server): void {
+            if (!$server->isStopping()) {
+                $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);
+                $server->stop($this->config->server->drainTimeout, $this->config->idleGrace);
+            }
+        });
+        $requestLimit = $this->config->recycle->requestLimitForOneWorker();
+        if ($requestLimit > 0) {
+            $server->setRequestLimit($requestLimit, fn () => $this->retire(\sprintf('served %d requests', $requestLimit)));
+        }
+        $this->ready = true;
+        $this->channel->send(WorkerMessage::ready());
+        $this->report();
+        $reporter = Timer::every($this->config->statsInterval, $this->report(...))->unreference();
+
+        $server->stopped()->await();
+
+        $reporter->cancel();
+        $this->channel->close();
+
+        return 0;
+    }
+
+    /** Sends stats, and asks to be replaced once the heap is over --max-memory. */
+    private function report(): void
+    {
+        $server = $this->server;
+        if ($server === null || $server->isStopping()) {
+            return;
+        }
+        $memory = \memory_get_usage(true);
+        $this->channel->send(WorkerMessage::stats(new WorkerStats(
+            \getmypid() ?: 0,
+            $this->started,
+            $server->requestsServed,
+            $server->inFlightCount(),
+            $memory,
+            $server->connectionCount(),
+        )));
+        if ($this->config->recycle->memoryExceeded($memory)) {
+            $this->retire(\sprintf('uses %s, over --max-memory', ByteSize::format($memory)));
+        }
+    }
+
+    /** Asks the master for a replacement; this worker serves on until the master sends SIGTERM. */
+    private function retire(string $reason): void
+    {
+        if ($this->retiring) {
+            return;
+        }
+        $this->retiring = true;
+        $this->channel->send(WorkerMessage::retiring($reason));
+    }
+
+    /**
+     * The master blocks its signals to collect them synchronously; a worker must receive them
+     * normally, and must not get the terminal's Ctrl-C (the master forwards SIGTERM instead, so
+     * one Ctrl-C is one graceful stop, not a graceful stop plus an abort).
+     */
+    private function leaveTheMastersSignalSetup(): void
+    {
+        \pcntl_sigprocmask(\SIG_SETMASK, []);
+        foreach ([\SIGTERM, \SIGINT, \SIGCHLD, \SIGUSR1] as $signal) {
+            \pcntl_signal($signal, \SIG_DFL);
+        }
+        \pcntl_signal(\SIGHUP, \SIG_IGN);
+        @\posix_setpgid(0, 0);
+    }
+
+    /** A fatal error while loading the application (parse error, memory limit) still reaches the master. */
+    private function reportFatalErrorAtBoot(): void
+    {
+        if ($this->ready) {
+            return;
+        }
+        $error = \error_get_last();
+        if ($error !== null && ($error['type'] & (\E_ERROR | \E_PARSE | \E_CORE_ERROR | \E_COMPILE_ERROR)) !== 0) {
+            $this->channel->send(WorkerMessage::bootFailed(\sprintf(
+                'APP_FILE %s failed to load: %s (%s:%d)',
+                $this->config->appFile,
+                $error['message'],
+                $error['file'],
+                $error['line'],
+            ), 1));
+        }
+    }
+}

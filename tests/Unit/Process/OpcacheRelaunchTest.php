@@ -1,0 +1,43 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Unit\Process;
+
+use Bobbin\Cli\OpcacheRelaunch;
+use PHPUnit\Framework\TestCase;
+
+final class OpcacheRelaunchTest extends TestCase
+{
+    protected function setUp(): void
+    {
+        if (!\extension_loaded('Zend OPcache') || \filter_var(\ini_get('opcache.enable_cli'), \FILTER_VALIDATE_BOOL)) {
+            self::markTestSkipped('needs opcache loaded and off for the CLI, as in a stock PHP');
+        }
+    }
+
+    public function testServeIsRelaunchedWithOpcacheAndTheJit(): void
+    {
+        $php = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--workers=2'], []);
+
+        self::assertNotNull($php);
+        self::assertContains('opcache.enable_cli=1', $php);
+        self::assertContains('opcache.jit=tracing', $php);
+        self::assertSame(['/bin/bobbin', 'serve', 'app.php', '--workers=2'], \array_slice($php, -4));
+    }
+
+    public function testItIsNotRelaunchedWhenSwitchedOffOrAlreadyRelaunchedOrNotServing(): void
+    {
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--no-opcache'], []));
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--opcache=0'], []));
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php'], ['BOBBIN_OPCACHE' => '0']));
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php'], ['BOBBIN_OPCACHE_RELAUNCHED' => '1']));
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['status', '--pid-file=x'], []));
+        self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--help'], []));
+    }
+
+    public function testTheCommandLineWinsOverTheEnvironment(): void
+    {
+        self::assertNotNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--opcache'], ['BOBBIN_OPCACHE' => 'off']));
+    }
+}
