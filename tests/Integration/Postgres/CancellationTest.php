@@ -112,6 +112,9 @@ final class CancellationTest extends PostgresTestCase
     public function testManyCancelledStatementsOnAFullPoolAreAllCleanedUp(): void
     {
         $pool = $this->pool(maxSize: 5);
+        // Open all five first: on a busy machine a connect alone can outlast the 0.3 s timeout.
+        Future::awaitAll(\array_map(static fn () => Async::run(static fn () => $pool->queryValue('SELECT pg_sleep(0.1)')), \range(1, 5)));
+        self::assertSame(5, $pool->statistics()->open);
         $futures = [];
         for ($i = 0; $i < 5; $i++) {
             $futures[] = Async::run(static fn () => $pool->query('SELECT pg_sleep(10) /* pgtest-cancel-3 */', [], new TimeoutCancellation(0.3)));
@@ -124,7 +127,7 @@ final class CancellationTest extends PostgresTestCase
             }
         }
 
-        $deadline = \microtime(true) + 3.0;
+        $deadline = \microtime(true) + 5.0;
         while ((self::backendsRunning('%pgtest-cancel-3%') > 0 || $pool->statistics()->idle < 5) && \microtime(true) < $deadline) {
             Async::delay(0.05);
         }
