@@ -13,7 +13,7 @@ use Revolt\EventLoop;
  */
 final class CancellationSource implements Cancellation
 {
-    /** @var array<string, Closure(CancelledException): void> */
+    /** @var array<array-key, Closure(CancelledException): void> */
     private array $callbacks = [];
     private int $nextId = 0;
     private ?CancelledException $reason = null;

@@ -15,7 +15,7 @@ final class CompositeCancellation implements Cancellation
      * The parts' own ids per subscription, kept here rather than encoded in the returned id so
      * that composites nest (a part may itself be a composite with ids of any shape).
      *
-     * @var array<string, list<string>>
+     * @var array<array-key, list<string>>
      */
     private array $subscriptions = [];
     private int $nextId = 0;

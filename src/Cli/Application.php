@@ -11,14 +11,19 @@ final class Application
     public const EXIT_RUNTIME = 1;
     public const EXIT_USAGE = 2;
 
+    /** @var resource */
+    private $stdout;
+    /** @var resource */
+    private $stderr;
+
     /**
      * @param resource|null $stdout
      * @param resource|null $stderr
      */
-    public function __construct(private $stdout = null, private $stderr = null)
+    public function __construct($stdout = null, $stderr = null)
     {
-        $this->stdout ??= \STDOUT;
-        $this->stderr ??= \STDERR;
+        $this->stdout = $stdout ?? \STDOUT;
+        $this->stderr = $stderr ?? \STDERR;
     }
 
     /** @param list<string> $arguments the command line without the program name */

@@ -236,10 +236,10 @@ final class Master
 
             return;
         }
-        $this->pendingGeneration = $this->generation + 1;
+        $generation = $this->pendingGeneration = $this->generation + 1;
         $this->logger->info('Reloading: starting {count} new worker(s) with the application as it is on disk now', ['count' => $this->config->workers]);
         for ($i = 0; $i < $this->config->workers; $i++) {
-            $this->spawn($this->pendingGeneration);
+            $this->spawn($generation);
         }
     }
 

@@ -48,8 +48,8 @@ final class SharedMemory
         private readonly CData $base,
         private readonly int $size,
     ) {
-        $this->positions = $lib->cast('uint64_t*', $base);
-        $this->words = $lib->cast('uint32_t*', $base);
+        $this->positions = self::cast($lib, 'uint64_t*', $base);
+        $this->words = self::cast($lib, 'uint32_t*', $base);
         $this->requestCapacity = (int) $this->words[self::REQUEST_CAPACITY];
         $this->responseCapacity = (int) $this->words[self::RESPONSE_CAPACITY];
     }
@@ -72,7 +72,7 @@ final class SharedMemory
         $base = self::call($lib, 'mmap', null, $size, self::PROT_READ_WRITE, self::MAP_SHARED, $fd, 0);
         self::call($lib, 'close', $fd);
         /** @var CData $base */
-        if (FFI::isNull($base) || (int) $lib->cast('intptr_t', $base)->cdata === -1) { // @phpstan-ignore property.notFound (MAP_FAILED)
+        if (FFI::isNull($base) || (int) self::cast($lib, 'intptr_t', $base)->cdata === -1) { // @phpstan-ignore property.notFound (MAP_FAILED)
             throw new IpcException(\sprintf('mmap of %s failed', $name));
         }
 
@@ -82,9 +82,12 @@ final class SharedMemory
     /** A char pointer $offset bytes into the segment. */
     public function pointer(int $offset): CData
     {
-        $p = $this->lib->cast('char*', $this->base);
+        return self::cast($this->lib, 'char*', $this->base) + $offset; // @phpstan-ignore binaryOp.invalid (pointer arithmetic)
+    }
 
-        return $p + $offset;
+    private static function cast(FFI $lib, string $type, CData $pointer): CData
+    {
+        return $lib->cast($type, $pointer) ?? throw new IpcException("FFI could not cast the segment to $type");
     }
 
     /** Unmapped only here, when nothing can touch the memory any more. */

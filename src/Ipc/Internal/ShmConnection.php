@@ -101,6 +101,10 @@ final class ShmConnection implements FramedConnection
             throw new IpcException('Cannot send the shared-memory handshake');
         }
         $stream = \socket_export_stream($control);
+        if ($stream === false) {
+            \socket_close($control);
+            throw new IpcException('Cannot wait on the shared-memory handshake socket');
+        }
         $message = ['name' => [], 'buffer_size' => 512, 'controllen' => \socket_cmsg_space(\SOL_SOCKET, \SCM_RIGHTS, 2)];
         $received = false;
         $deadline = \microtime(true) + $timeout;
@@ -199,7 +203,7 @@ final class ShmConnection implements FramedConnection
                 // Only whole records: walk them until the next one would not fit.
                 $take = 0;
                 while ($copied + $take < $total) {
-                    $size = (\unpack('V', $pending, $copied + $take)[1] + 11) & ~7;
+                    $size = (self::u32($pending, $copied + $take) + 11) & ~7;
                     if ($take + $size > $contiguous) {
                         break;
                     }
@@ -207,7 +211,7 @@ final class ShmConnection implements FramedConnection
                 }
             }
             if ($take === 0) {
-                $first = (\unpack('V', $pending, $copied)[1] + 11) & ~7;
+                $first = (self::u32($pending, $copied) + 11) & ~7;
                 if ($capacity - $offset < $first && $free >= $capacity - $offset + $first) {
                     // The next record does not fit before the end: skip to the start.
                     FFI::memcpy($this->requestRing + $offset, "\xFF\xFF\xFF\xFF", 4); // @phpstan-ignore binaryOp.invalid
@@ -217,6 +221,7 @@ final class ShmConnection implements FramedConnection
                 }
                 break; // full: the daemon's next doorbell lets the leader flush the rest
             }
+            \assert($take > 0);
             FFI::memcpy($this->requestRing + $offset, $copied === 0 && $take === $total ? $pending : \substr($pending, $copied, $take), $take); // @phpstan-ignore binaryOp.invalid
             $copied += $take;
             $tail += $take;
@@ -254,10 +259,15 @@ final class ShmConnection implements FramedConnection
                 $offset = $head % $capacity;
                 $run = \min($tail - $head, $capacity - $offset);
                 // One copy of everything readable, then parse it in PHP.
+                \assert($run > 0);
                 $chunk = FFI::string($this->responseRing + $offset, $run); // @phpstan-ignore binaryOp.invalid
                 $pos = 0;
                 while ($pos < $run) {
                     $record = \unpack('Vsize/Vid', $chunk, $pos);
+                    if ($record === false) {
+                        $this->lose(new IpcException('The IPC daemon wrote a truncated response record'));
+                        throw $this->lostReason ?? new IpcException('truncated');
+                    }
                     $size = $record['size'];
                     if ($size === self::WRAP) {
                         $head += $capacity - $offset;
@@ -321,5 +331,14 @@ final class ShmConnection implements FramedConnection
     public function __destruct()
     {
         $this->liveness->cancel();
+    }
+
+    /** The little-endian uint32 at $offset (a record's length word). */
+    private static function u32(string $bytes, int $offset): int
+    {
+        $word = \unpack('V', $bytes, $offset);
+        \assert($word !== false);
+
+        return $word[1];
     }
 }

@@ -167,7 +167,9 @@ final class SocketConnection implements FramedConnection
         $pos = 0;
         $delivered = 0;
         while ($length - $pos >= 8) {
-            [1 => $size, 2 => $id] = \unpack('V2', $in, $pos);
+            $header = \unpack('V2', $in, $pos);
+            \assert($header !== false); // eight bytes are there: checked above
+            [1 => $size, 2 => $id] = $header;
             if ($size < 4 || $size > $this->maxFrame) {
                 $this->lose(new IpcException(\sprintf('The IPC daemon sent a bad frame length %d', $size)));
                 throw $this->lostReason ?? new IpcException('bad frame');
