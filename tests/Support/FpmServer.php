@@ -14,10 +14,20 @@ final class FpmServer
     /** @param list<string> $options extra ctl options, e.g. --persistent */
     public static function start(string $databaseUrl, array $options = []): self
     {
-        $port = ServerProcess::freePort();
+        $port = self::freePort();
         self::ctl('start', $port, $options, $databaseUrl);
 
         return new self($port);
+    }
+
+    private static function freePort(): int
+    {
+        $socket = \stream_socket_server('tcp://127.0.0.1:0');
+        \assert($socket !== false);
+        $name = (string) \stream_socket_get_name($socket, false);
+        \fclose($socket);
+
+        return (int) \substr($name, \strrpos($name, ':') + 1);
     }
 
     public function stop(): void

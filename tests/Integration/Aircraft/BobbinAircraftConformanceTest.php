@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Aircraft;
 
 use Bobbin\Tests\Support\EmbeddedPostgres;
-use Bobbin\Tests\Support\ServerProcess;
+use Bobbin\Tests\Support\Http\ServerProcess;
 
 /** The aircraft contract against apps/aircraft/server.php on bin/bobbin serve. */
 final class BobbinAircraftConformanceTest extends AircraftConformanceTestCase
@@ -14,9 +14,9 @@ final class BobbinAircraftConformanceTest extends AircraftConformanceTestCase
 
     public static function setUpBeforeClass(): void
     {
-        self::$server = ServerProcess::bobbin(
-            \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
+        self::$server = ServerProcess::start(
             [],
+            \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
             ['DATABASE_URL' => EmbeddedPostgres::connectionString(), 'DATABASE_POOL_MAX' => '8', 'DATABASE_POOL_WAIT' => '2'],
         );
     }

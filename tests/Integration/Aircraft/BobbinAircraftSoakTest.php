@@ -6,7 +6,7 @@ namespace Bobbin\Tests\Integration\Aircraft;
 
 use Bobbin\Tests\Support\EmbeddedPostgres;
 use Bobbin\Tests\Support\HttpClient;
-use Bobbin\Tests\Support\ServerProcess;
+use Bobbin\Tests\Support\Http\ServerProcess;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -24,9 +24,9 @@ final class BobbinAircraftSoakTest extends TestCase
         if (!\is_executable('/usr/bin/ab')) {
             self::markTestSkipped('ab (apache2-utils) is not installed');
         }
-        $server = ServerProcess::bobbin(
-            \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
+        $server = ServerProcess::start(
             ['--workers=1'],
+            \dirname(__DIR__, 3) . '/apps/aircraft/server.php',
             ['DATABASE_URL' => EmbeddedPostgres::connectionString(), 'DATABASE_POOL_MAX' => '8'],
         );
         $body = \tempnam(\sys_get_temp_dir(), 'soak-body-');
@@ -46,11 +46,11 @@ final class BobbinAircraftSoakTest extends TestCase
             ];
 
             $this->ab($rounds[0], 200);
-            $before = self::residentKb($server->pid());
+            $before = self::residentKb($server->pid);
             $this->ab($rounds[1], 200);
             $this->ab($rounds[2], 409);
             $this->ab($rounds[3], 200);
-            $after = self::residentKb($server->pid());
+            $after = self::residentKb($server->pid);
 
             self::assertTrue($server->isRunning());
             self::assertLessThan(

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Process;
 
 use Bobbin\Tests\Support\Http\RawClient;
-use Bobbin\Tests\Support\Process\BobbinCommand;
+use Bobbin\Tests\Support\Http\ServerProcess;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -38,7 +38,7 @@ final class MasterLifecycleTest extends TestCase
         self::assertSame([], \array_diff(\array_keys($served), $pids), 'A request was served by a process that is not a worker');
         self::assertNotContains($master->pid, \array_keys($served), 'The master served a request');
 
-        [$code, $out] = BobbinCommand::run(['status', '--pid-file=' . $master->pidFile]);
+        [$code, $out] = ServerProcess::runToCompletion(['status', '--pid-file=' . $master->pidFile], [], 20.0);
 
         self::assertSame(0, $code);
         self::assertStringContainsString('master pid ' . $master->pid, $out);
@@ -52,14 +52,14 @@ final class MasterLifecycleTest extends TestCase
         $this->master = $master = MasterProcess::start(self::APP, ['--workers=2']);
         $workers = $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 2);
 
-        [$code, $out] = BobbinCommand::run(['stop', '--pid-file=' . $master->pidFile]);
+        [$code, $out] = ServerProcess::runToCompletion(['stop', '--pid-file=' . $master->pidFile], [], 20.0);
 
         self::assertSame(0, $code, $out);
         self::assertSame(0, $master->wait(5.0));
         self::assertSame([], MasterProcess::waitUntilExited($workers, 1.0), 'A worker outlived the master');
         self::assertFileDoesNotExist($master->pidFile);
         self::assertFileDoesNotExist($master->pidFile . '.status.json');
-        [$code, , $err] = BobbinCommand::run(['status', '--pid-file=' . $master->pidFile]);
+        [$code, , $err] = ServerProcess::runToCompletion(['status', '--pid-file=' . $master->pidFile], [], 20.0);
         self::assertSame(1, $code);
         self::assertStringContainsString('not running', $err);
     }
@@ -67,7 +67,7 @@ final class MasterLifecycleTest extends TestCase
     public function testAnAppFileThatThrowsAtBootStopsTheMasterWithTheErrorWithinSeconds(): void
     {
         $started = \microtime(true);
-        [$code, , $err] = BobbinCommand::run(['serve', __DIR__ . '/../../Support/Process/failing-app.php', '--listen=127.0.0.1:0', '--workers=2']);
+        [$code, , $err] = ServerProcess::runToCompletion(['serve', __DIR__ . '/../../Support/Process/failing-app.php', '--listen=127.0.0.1:0', '--workers=2'], [], 20.0);
 
         self::assertSame(1, $code);
         self::assertLessThan(10.0, \microtime(true) - $started);
@@ -77,7 +77,7 @@ final class MasterLifecycleTest extends TestCase
 
     public function testAnAppFileReturningNoHandlerIsAUsageErrorWithAMasterToo(): void
     {
-        [$code, , $err] = BobbinCommand::run(['serve', __DIR__ . '/../../Support/Http/not-a-handler.php', '--listen=127.0.0.1:0', '--workers=2']);
+        [$code, , $err] = ServerProcess::runToCompletion(['serve', __DIR__ . '/../../Support/Http/not-a-handler.php', '--listen=127.0.0.1:0', '--workers=2'], [], 20.0);
 
         self::assertSame(2, $code);
         self::assertSame(1, \substr_count($err, "\n"), $err);
@@ -100,7 +100,7 @@ final class MasterLifecycleTest extends TestCase
         self::assertNotFalse($blocker);
         $address = (string) \stream_socket_get_name($blocker, false);
 
-        [$code, , $err] = BobbinCommand::run(['serve', self::APP, '--listen=' . $address, '--workers=2']);
+        [$code, , $err] = ServerProcess::runToCompletion(['serve', self::APP, '--listen=' . $address, '--workers=2'], [], 20.0);
         \fclose($blocker);
 
         self::assertSame(1, $code);
@@ -123,12 +123,12 @@ final class MasterLifecycleTest extends TestCase
                 \usleep(50_000);
             }
 
-            [$code, , $err] = BobbinCommand::run(['reload', '--pid-file=' . $pidFile]);
+            [$code, , $err] = ServerProcess::runToCompletion(['reload', '--pid-file=' . $pidFile], [], 20.0);
 
             self::assertSame(1, $code);
             self::assertStringContainsString('reload needs --workers above 1', $err);
             self::assertTrue(\proc_get_status($process)['running']);
-            [$code] = BobbinCommand::run(['stop', '--pid-file=' . $pidFile]);
+            [$code] = ServerProcess::runToCompletion(['stop', '--pid-file=' . $pidFile], [], 20.0);
             self::assertSame(0, $code);
         } finally {
             if (\proc_get_status($process)['running']) {

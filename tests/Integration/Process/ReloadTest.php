@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Process;
 
 use Bobbin\Tests\Support\Http\RawClient;
-use Bobbin\Tests\Support\Process\BobbinCommand;
+use Bobbin\Tests\Support\Http\ServerProcess;
 use Bobbin\Tests\Support\Process\Load;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
@@ -73,7 +73,7 @@ final class ReloadTest extends TestCase
         $old = $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 2);
         \file_put_contents($this->appFile, "<?php\nthrow new \\RuntimeException('the new version is broken');\n");
 
-        [$code, $out] = BobbinCommand::run(['reload', '--pid-file=' . $master->pidFile]);
+        [$code, $out] = ServerProcess::runToCompletion(['reload', '--pid-file=' . $master->pidFile], [], 20.0);
         self::assertSame(0, $code);
         self::assertStringContainsString('Reload requested', $out);
         $master->waitForLog('/Reload failed, the running workers stay: .*the new version is broken/', 10.0);

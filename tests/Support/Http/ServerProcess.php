@@ -12,8 +12,9 @@ final class ServerProcess
 {
     /** @var resource */
     private $process;
-    /** @var resource */
+    /** @var resource the server's stderr, a file: a pipe nobody drains would block a chatty server */
     private $stderr;
+    private readonly string $logFile;
     private string $log = '';
     public readonly string $address;
     public readonly int $port;
@@ -29,13 +30,14 @@ final class ServerProcess
         if ($fileLimit !== null) {
             $command = ['/bin/sh', '-c', 'ulimit -n ' . $fileLimit . ' && exec "$@"', 'sh', ...$command];
         }
-        $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['pipe', 'w']], $pipes, null, $environment + self::baseEnvironment());
-        if ($process === false) {
+        $this->logFile = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-serve-log-');
+        $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $this->logFile, 'w']], $pipes, null, $environment + self::baseEnvironment());
+        $log = \fopen($this->logFile, 'r');
+        if ($process === false || $log === false) {
             throw new \RuntimeException('Cannot start bin/bobbin');
         }
         $this->process = $process;
-        $this->stderr = $pipes[2];
-        \stream_set_blocking($this->stderr, false);
+        $this->stderr = $log;
         $this->pid = (int) \proc_get_status($process)['pid'];
         $deadline = \microtime(true) + 15.0;
         while (\preg_match('/Listening on (\S+)/', $this->log, $m) !== 1) {
@@ -158,17 +160,20 @@ final class ServerProcess
         }
     }
 
+    public function __destruct()
+    {
+        $this->kill();
+        @\unlink($this->logFile);
+    }
+
     private function readLog(float $wait): void
     {
-        if (!\is_resource($this->stderr)) {
-            return;
-        }
-        $read = [$this->stderr];
-        $write = $except = null;
         if ($wait > 0) {
-            @\stream_select($read, $write, $except, 0, (int) ($wait * 1e6));
+            \usleep((int) ($wait * 1e6));
         }
-        $this->log .= (string) \stream_get_contents($this->stderr);
+        if (\is_resource($this->stderr)) {
+            $this->log .= (string) \stream_get_contents($this->stderr);
+        }
     }
 
     /** @return array<string, string> */
