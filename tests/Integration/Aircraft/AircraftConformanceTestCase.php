@@ -165,6 +165,17 @@ abstract class AircraftConformanceTestCase extends TestCase
         }
     }
 
+    public function testAHugeNumberIsNotMistakenForAString(): void
+    {
+        $body = \json_encode(['title' => 'x', 'serial_number' => '1', 'assembly_date' => '2008-05-19', 'added_at' => '2024-01-31']);
+        $body = \substr((string) $body, 0, -1) . ',"number":123456789012345678901234567890}';
+
+        $response = static::client()->request('POST', '/aircraft', $body);
+
+        self::assertJsonError($response, 422);
+        self::assertSame(['number'], \array_keys($response->json()['fields']));
+    }
+
     public function testInvalidFieldsInAReplacementAreUnprocessable(): void
     {
         $created = self::create();

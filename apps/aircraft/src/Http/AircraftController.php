@@ -78,7 +78,7 @@ final class AircraftController
     {
         $body = (string) $request->getBody();
         try {
-            $data = \json_decode($body, false, self::MAX_BODY_DEPTH, \JSON_THROW_ON_ERROR | \JSON_BIGINT_AS_STRING);
+            $data = \json_decode($body, false, self::MAX_BODY_DEPTH, \JSON_THROW_ON_ERROR);
         } catch (\JsonException $e) {
             throw new BadRequestException('The request body is not valid JSON: ' . $e->getMessage(), 0, $e);
         }
