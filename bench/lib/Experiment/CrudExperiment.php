@@ -1,0 +1,132 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Bench\Experiment;
+
+use Bobbin\Bench\Context;
+use Bobbin\Bench\Options;
+use Bobbin\Bench\Sample;
+use Bobbin\Bench\Server\BobbinServer;
+use Bobbin\Bench\Server\ExternalServer;
+use Bobbin\Bench\Server\FpmServer;
+use Bobbin\Bench\Server\Server;
+
+/**
+ * (2) CRUD cycles/s with 50 clients, the server on one core: Bobbin, then nginx + PHP-FPM
+ * with a connection per request and with persistent connections, each at its best
+ * pm.max_children, then any peers.
+ */
+final class CrudExperiment implements Experiment
+{
+    public const NAME = 'crud';
+    public const POOL_MAX = 32;
+
+    public function name(): string
+    {
+        return self::NAME;
+    }
+
+    public function title(): string
+    {
+        return 'CRUD cycles/s, 50 clients, server on one core; CPU µs per CRUD, latency, peak PSS';
+    }
+
+    public function estimateSeconds(Options $o): float
+    {
+        $measured = $o->warmupSeconds + $o->repetitions * $o->durationSeconds + 4;
+        $points = \count($o->crudChildren());
+        $sweep = $points === 1 ? 0 : $points * (\min(2, $o->warmupSeconds) + $o->sweepSeconds + 3);
+
+        return (1 + 2 + \count($o->peers)) * $measured + 2 * $sweep;
+    }
+
+    public function run(Context $context): void
+    {
+        $context->pinSupport(Context::LOAD_CPU);
+        $root = $context->root();
+        $server = BobbinServer::start($root, 'bobbin', 'apps/aircraft/server.php', Context::SERVER_CPU, 1, [
+            'DATABASE_URL' => $context->database->url('bobbin-bench-bobbin'),
+            'DATABASE_POOL_MAX' => (string) self::POOL_MAX,
+        ], '/health');
+        $context->results->command(self::NAME, $server->command());
+        try {
+            $this->measure($context, $server);
+        } finally {
+            $server->stop();
+        }
+
+        foreach ([false, true] as $persistent) {
+            $variant = $persistent ? 'fpm-persistent' : 'fpm';
+            $best = $this->bestChildren($context, $variant, $persistent);
+            $context->facts[$variant . '-children'] = $best;
+            $appName = 'bobbin-bench-' . $variant;
+            $server = FpmServer::start($root, $variant, $best, $persistent, Context::SERVER_CPU, [
+                'DATABASE_URL' => $context->database->url($appName),
+            ]);
+            $context->results->command(self::NAME, $server->command());
+            try {
+                $this->measure($context, $server);
+                // Backends of per-request connections take a moment to exit after the load.
+                \usleep(1_500_000);
+                $open = $context->database->connectionsOf($appName);
+            } finally {
+                $server->stop();
+            }
+            $context->results->add(new Sample(self::NAME, $variant, 'pm_max_children', 'children', 1, $best, false));
+            $context->results->add(new Sample(self::NAME, $variant, 'pg_connections_after', 'connections', 1, $open, false));
+            $context->results->note(self::NAME, \sprintf(
+                '%s: best pm.max_children = %d; %d PostgreSQL connections of this variant were still open after the run (%s).',
+                $variant,
+                $best,
+                $open,
+                $open > 0 ? 'persistent connections in effect' : 'none persistent: every request connected anew',
+            ));
+        }
+
+        foreach ($context->options->peers as $peer) {
+            $this->measure($context, new ExternalServer($peer));
+        }
+    }
+
+    private function measure(Context $context, Server $server): void
+    {
+        $context->repeat(
+            self::NAME,
+            $server->name(),
+            static fn (float $s): array => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU),
+        );
+    }
+
+    private function bestChildren(Context $context, string $variant, bool $persistent): int
+    {
+        $candidates = $context->options->crudChildren();
+        if (\count($candidates) === 1) {
+            return $candidates[0];
+        }
+        $best = 0;
+        $bestRate = -1.0;
+        foreach ($context->options->crudChildren() as $children) {
+            $label = "$variant c=$children";
+            $server = FpmServer::start($context->root(), $label, $children, $persistent, Context::SERVER_CPU, [
+                'DATABASE_URL' => $context->database->url('bobbin-bench-sweep'),
+            ]);
+            try {
+                $rate = $context->sweepOnce(
+                    self::NAME,
+                    $label,
+                    static fn (float $s): array => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU),
+                    'crud_per_s',
+                );
+            } finally {
+                $server->stop();
+            }
+            if ($rate > $bestRate) {
+                $bestRate = $rate;
+                $best = $children;
+            }
+        }
+
+        return $best;
+    }
+}

@@ -1,0 +1,109 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Bench\Server;
+
+use Bobbin\Bench\RunningCommand;
+use Bobbin\Bench\Shell;
+
+/** `bin/bobbin serve APP_FILE`, optionally pinned with taskset, stopped with SIGTERM. */
+final class BobbinServer implements Server
+{
+    /** opcache for the CLI, as PHP-FPM has it: both sides run compiled scripts from memory. */
+    public const PHP_FLAGS = ['-d', 'opcache.enable_cli=1'];
+
+    private function __construct(
+        private readonly string $name,
+        private readonly int $port,
+        private readonly RunningCommand $process,
+        private readonly string $command,
+    ) {
+    }
+
+    /** @param array<string, string> $env */
+    public static function start(
+        string $root,
+        string $name,
+        string $appFile,
+        ?string $cpus,
+        int $workers,
+        array $env,
+        string $readyPath,
+    ): self {
+        $port = Shell::freePort();
+        $command = [\PHP_BINARY, ...self::PHP_FLAGS, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
+            '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning'];
+        if ($cpus !== null) {
+            $command = ['taskset', '-c', $cpus, ...$command];
+        }
+        $log = $root . '/var/bench/bobbin-' . $port . '.log';
+        @\mkdir(\dirname($log), 0777, true);
+        $process = Shell::start($command, $env, $log);
+        $server = new self($name, $port, $process, self::describe($command, $env, $root));
+        try {
+            Readiness::await($server->baseUrl() . $readyPath, 30.0, $process->isRunning(...));
+        } catch (\RuntimeException $e) {
+            $process->stop(2.0);
+            throw new \RuntimeException($e->getMessage() . "\n" . (string) @\file_get_contents($log));
+        }
+
+        return $server;
+    }
+
+    /**
+     * Does this checkout's `bin/bobbin serve` accept --workers=$workers? A build without the
+     * master process rejects it at once with a usage error.
+     */
+    public static function supportsWorkers(string $root, int $workers): bool
+    {
+        try {
+            $server = self::start($root, 'probe', 'examples/hello.php', null, $workers, [], '/');
+        } catch (\RuntimeException) {
+            return false;
+        }
+        $server->stop();
+
+        return true;
+    }
+
+    public function name(): string
+    {
+        return $this->name;
+    }
+
+    public function baseUrl(): string
+    {
+        return 'http://127.0.0.1:' . $this->port;
+    }
+
+    public function rootPids(): array
+    {
+        return [$this->process->pid];
+    }
+
+    public function command(): string
+    {
+        return $this->command;
+    }
+
+    public function stop(): void
+    {
+        $this->process->stop(20.0);
+    }
+
+    /**
+     * @param list<string> $command
+     * @param array<string, string> $env
+     */
+    private static function describe(array $command, array $env, string $root): string
+    {
+        $shown = [];
+        foreach ($env as $key => $value) {
+            $shown[] = $key . '=' . ($key === 'DATABASE_URL' ? '"$(scripts/pg url)"' : \escapeshellarg($value));
+        }
+        $text = \implode(' ', $shown) . ' ' . Shell::quote($command);
+
+        return \trim(\str_replace([$root . '/', \PHP_BINARY], ['', 'php'], $text));
+    }
+}

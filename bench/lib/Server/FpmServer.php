@@ -1,0 +1,92 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Bench\Server;
+
+use Bobbin\Bench\Shell;
+
+/** nginx + PHP-FPM through apps/aircraft/fpm/ctl (static pool of $children). */
+final class FpmServer implements Server
+{
+    /** @var list<int> */
+    private array $pids;
+
+    private function __construct(
+        private readonly string $root,
+        private readonly string $name,
+        private readonly int $port,
+        private readonly string $command,
+    ) {
+        $this->pids = \array_values(\array_map('intval', \array_filter(\explode("\n", \trim(
+            $this->ctl(['pids', '--port=' . $port])->stdout,
+        )))));
+    }
+
+    /**
+     * @param array<string, string> $env
+     * @param string|null $frontController path relative to the checkout; null: the aircraft app
+     */
+    public static function start(
+        string $root,
+        string $name,
+        int $children,
+        bool $persistent,
+        ?string $cpus,
+        array $env,
+        ?string $frontController = null,
+        int $nginxWorkers = 1,
+    ): self {
+        $port = Shell::freePort();
+        $args = ['start', '--port=' . $port, '--children=' . $children, '--nginx-workers=' . $nginxWorkers];
+        if ($persistent) {
+            $args[] = '--persistent';
+        }
+        if ($cpus !== null) {
+            $args[] = '--cpus=' . $cpus;
+        }
+        if ($frontController !== null) {
+            $args[] = '--front-controller=' . $root . '/' . $frontController;
+        }
+        $result = Shell::run([$root . '/apps/aircraft/fpm/ctl', ...$args], $env, 60.0);
+        if ($result->exitCode !== 0) {
+            throw new \RuntimeException("apps/aircraft/fpm/ctl start failed:\n" . $result->stderr);
+        }
+        $shownEnv = isset($env['DATABASE_URL']) ? 'DATABASE_URL="$(scripts/pg url)" ' : '';
+        $command = $shownEnv . 'apps/aircraft/fpm/ctl ' . \str_replace($root . '/', '', Shell::quote($args));
+
+        return new self($root, $name, $port, $command);
+    }
+
+    public function name(): string
+    {
+        return $this->name;
+    }
+
+    public function baseUrl(): string
+    {
+        return 'http://127.0.0.1:' . $this->port;
+    }
+
+    public function rootPids(): array
+    {
+        return $this->pids;
+    }
+
+    public function command(): string
+    {
+        return $this->command;
+    }
+
+    public function stop(): void
+    {
+        $this->ctl(['stop', '--port=' . $this->port]);
+        Shell::run(['rm', '-rf', $this->root . '/var/fpm-' . $this->port]);
+    }
+
+    /** @param list<string> $args */
+    private function ctl(array $args): \Bobbin\Bench\CommandResult
+    {
+        return Shell::run([$this->root . '/apps/aircraft/fpm/ctl', ...$args], null, 60.0);
+    }
+}
