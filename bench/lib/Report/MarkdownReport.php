@@ -89,12 +89,59 @@ final class MarkdownReport
         foreach ($i->experimentTitles as $name => $title) {
             $md = [...$md, ...$this->experiment($name, $title, $charts)];
         }
+        $md = [...$md, ...self::separateBenchmarks(\dirname(__DIR__, 3))];
         $md[] = '## Adding experiments and peers';
         $md[] = '';
         $md[] = '`bench/run` reads its experiments from one table (`EXPERIMENTS` in `bench/run`: name => class implementing `Bobbin\\Bench\\Experiment\\Experiment`); an experiment added there is listed by `bench/run --list`, runs in the default order and reports through `Results`. Another server that implements the aircraft contract (Swoole, AMPHP, RoadRunner, Workerman…) is measured in the same run with `--peer=NAME,http://127.0.0.1:PORT,PID` (its CPU and memory are read from PID and its descendants; pin it to CPU 0 yourself): it joins the `crud` and `sleep` tables.';
         $md[] = '';
 
         return \implode("\n", $md);
+    }
+
+    /**
+     * The client-side benchmarks of the PostgreSQL client and of the IPC channels run as their
+     * own commands (no HTTP server involved). Their figures, with the ratios measured inside
+     * their own runs, are taken from the section their documents keep current, so the two places
+     * never disagree.
+     *
+     * @return list<string>
+     */
+    public static function separateBenchmarks(string $root): array
+    {
+        $sources = [
+            ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
+            ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
+        ];
+        $md = [
+            '## Client-side benchmarks with their own commands',
+            '',
+            'These are not run by `bench/run`: each command below starts what it needs and compares like with like within its own run. The figures are copied from the document named, at the time this report was generated.',
+            '',
+        ];
+        foreach ($sources as [$title, $file, $heading, $command]) {
+            $text = @\file_get_contents("$root/$file");
+            $start = $text === false ? false : \strpos($text, "\n$heading");
+            $md[] = "### $title — `$command`";
+            $md[] = '';
+            if ($text === false || $start === false) {
+                $md[] = "(no measured figures in $file yet)";
+                $md[] = '';
+                continue;
+            }
+            $end = \strpos($text, "\n## ", $start + 1);
+            $section = \substr($text, $start + 1, $end === false ? null : $end - $start - 1);
+            $lines = \explode("\n", \rtrim($section));
+            \array_shift($lines); // the document's own heading
+            foreach ($lines as $line) {
+                // One level down, below this section's heading.
+                $md[] = \preg_match('/^#{2,5} /', $line) === 1 ? '##' . $line : $line;
+            }
+            $md[] = '';
+            $md[] = "Source: [$file](" . \basename($file) . ').';
+            $md[] = '';
+        }
+
+        return $md;
     }
 
     /** @return list<string> */
