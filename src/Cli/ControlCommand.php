@@ -75,7 +75,7 @@ final class ControlCommand
             if (\microtime(true) > $deadline) {
                 throw new StartupFailure(\sprintf('process %d is still running %.0f s after SIGTERM', $pid, $timeout));
             }
-            \usleep(50_000);
+            \usleep(50_000); // blocking allowed: `bin/bobbin stop` waits for the master, outside any server
         }
         \fwrite($this->stdout, \sprintf("Stopped %d\n", $pid));
 
