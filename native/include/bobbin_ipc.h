@@ -1,9 +1,13 @@
 /*
- * Bobbin IPC: one framing for every channel and the shared-memory ring layout.
+ * Bobbin IPC: the socket framing, the control frames and the shared-memory ring layout.
  *
- * Frame: u32 little-endian body length L, then L bytes of body.
- * Body:  u32 little-endian request id, then the payload (L - 4 bytes).
- * Request id 0 is reserved for control messages (the shared-memory handshake).
+ * Socket frame (the shared contract): u32 little-endian length L, then L bytes of payload.
+ * No id: the daemon answers the frames of one connection strictly in order, so the Nth response
+ * frame answers the Nth request frame.
+ * Control frame (shared-memory handshake, unix socket only): u32 (BIPC_CONTROL_FLAG | n), then
+ * n bytes whose first is the opcode. A request frame is at most --max-frame (<= 1 GiB) bytes, so
+ * its length word never has the top bit set and the two cannot be confused.
+ * Ring record (shared memory only, internal): u32 (4 + payload length), u32 id, payload.
  */
 #ifndef BOBBIN_IPC_H
 #define BOBBIN_IPC_H
@@ -13,13 +17,15 @@
 #include <sys/types.h>
 
 #define BIPC_HEADER_SIZE 4u
-#define BIPC_ID_SIZE 4u
-#define BIPC_CONTROL_ID 0u
+#define BIPC_ID_SIZE 4u /* in ring records only */
 #define BIPC_DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
+#define BIPC_MAX_FRAME_LIMIT (1024u * 1024u * 1024u) /* keeps the top bit free for control frames */
+#define BIPC_CONTROL_FLAG 0x80000000u
+#define BIPC_CONTROL_MAX 4096u /* longest control body accepted */
 
-/* Control opcodes (first payload byte of a frame with id 0). */
+/* Control opcodes (first body byte of a control frame). */
 #define BIPC_OP_SHM_OPEN 0x01u
-#define BIPC_OP_ERROR 0x7fu
+#define BIPC_OP_SHM_MAPPED 0x02u
 
 /* Shared-memory segment layout (all little-endian, x86-64 TSO assumed by the PHP side). */
 #define BIPC_SHM_MAGIC 0x43504942u /* "BIPC" */
@@ -71,9 +77,10 @@ static inline uint32_t bipc_get_u32(const unsigned char *p)
 
 typedef enum {
     BIPC_DECODE_NEED_MORE = 0,
-    BIPC_DECODE_FRAME = 1,
-    BIPC_DECODE_TOO_LARGE = -1,
-    BIPC_DECODE_TOO_SMALL = -2,
+    BIPC_DECODE_FRAME = 1,   /* a request (or response) frame */
+    BIPC_DECODE_CONTROL = 2, /* a control frame: payload is its body, opcode first */
+    BIPC_DECODE_TOO_LARGE = -1,         /* frame over max_frame; declared_len is its length */
+    BIPC_DECODE_CONTROL_TOO_LARGE = -2, /* control body over BIPC_CONTROL_MAX */
 } bipc_decode_result;
 
 typedef struct {
@@ -89,9 +96,10 @@ void bipc_decoder_free(bipc_decoder *d);
 /* Space to read into (at least `want` bytes, growing up to one max frame); NULL on OOM. */
 unsigned char *bipc_decoder_space(bipc_decoder *d, size_t want, size_t *avail);
 void bipc_decoder_commit(bipc_decoder *d, size_t n);
-/* Next frame: sets *id, *payload, *payload_len; the payload stays valid until the next call. */
-bipc_decode_result bipc_decoder_next(bipc_decoder *d, uint32_t *id, const unsigned char **payload,
-                                     uint32_t *payload_len, uint32_t *declared_len);
+/* Next frame: sets *payload, *payload_len; the payload stays valid until the next call.
+ * *declared_len is the length word without the control flag. */
+bipc_decode_result bipc_decoder_next(bipc_decoder *d, const unsigned char **payload, uint32_t *payload_len,
+                                     uint32_t *declared_len);
 /* Bytes of an incomplete frame still buffered (a truncated frame at EOF). */
 size_t bipc_decoder_pending(const bipc_decoder *d);
 
@@ -105,8 +113,8 @@ typedef struct {
 } bipc_outbuf;
 
 unsigned char *bipc_outbuf_reserve(bipc_outbuf *o, size_t n);
-/* Appends one frame (header + id + payload) and returns where its payload goes. */
-unsigned char *bipc_outbuf_frame(bipc_outbuf *o, uint32_t id, uint32_t payload_len);
+/* Appends one frame (length + payload) and returns where its payload goes. */
+unsigned char *bipc_outbuf_frame(bipc_outbuf *o, uint32_t payload_len);
 void bipc_outbuf_free(bipc_outbuf *o);
 
 /* ---- the example service ---- */
@@ -123,7 +131,7 @@ void bipc_counter(const unsigned char *in, uint32_t in_len, unsigned char *out, 
 
 typedef struct {
     int fd;
-    uint32_t next_id;
+    uint32_t next_id; /* ids of shared-memory ring records (the socket wire has none) */
     bipc_decoder dec;
     /* shared-memory channel, when opened */
     unsigned char *shm;
@@ -136,7 +144,8 @@ typedef struct {
 int bipc_client_connect_unix(bipc_client *c, const char *path);
 int bipc_client_connect_tcp(bipc_client *c, const char *host, int port);
 void bipc_client_close(bipc_client *c);
-/* One round trip over the socket; response copied into out (cap bytes); returns length or -1. */
+/* One round trip over the socket: sends u32 len + req, reads one frame; response copied into
+ * out (cap bytes); returns its length or -1. */
 ssize_t bipc_client_request(bipc_client *c, const void *req, uint32_t len, void *out, size_t cap);
 /* Sends raw bytes (for bad-input tests). */
 int bipc_client_send_raw(bipc_client *c, const void *buf, size_t len);

@@ -99,12 +99,12 @@ static uint32_t take_id(bipc_client *c)
     return id;
 }
 
-/* Reads until one whole frame is decoded. */
-static int read_frame(bipc_client *c, uint32_t *id, const unsigned char **payload, uint32_t *plen)
+/* Reads until one whole (non-control) frame is decoded. */
+static int read_frame(bipc_client *c, const unsigned char **payload, uint32_t *plen)
 {
     for (;;) {
         uint32_t declared;
-        bipc_decode_result r = bipc_decoder_next(&c->dec, id, payload, plen, &declared);
+        bipc_decode_result r = bipc_decoder_next(&c->dec, payload, plen, &declared);
         if (r == BIPC_DECODE_FRAME) {
             return 0;
         }
@@ -129,29 +129,28 @@ static int read_frame(bipc_client *c, uint32_t *id, const unsigned char **payloa
 
 ssize_t bipc_client_request(bipc_client *c, const void *req, uint32_t len, void *out, size_t cap)
 {
-    unsigned char hdr[8];
-    uint32_t id = take_id(c);
-    bipc_put_u32(hdr, len + BIPC_ID_SIZE);
-    bipc_put_u32(hdr + 4, id);
-    struct iovec iov[2] = {{.iov_base = hdr, .iov_len = 8}, {.iov_base = (void *)req, .iov_len = len}};
-    size_t total = 8 + (size_t)len;
+    /* One caller, one request in flight: the next frame read is this request's answer. */
+    unsigned char hdr[BIPC_HEADER_SIZE];
+    bipc_put_u32(hdr, len);
+    struct iovec iov[2] = {{.iov_base = hdr, .iov_len = sizeof(hdr)}, {.iov_base = (void *)req, .iov_len = len}};
+    size_t total = sizeof(hdr) + (size_t)len;
     ssize_t n = writev(c->fd, iov, 2); /* one call per frame: no Nagle/delayed-ACK stall */
     if (n < 0) {
         return -1;
     }
     if ((size_t)n < total) {
         size_t done = (size_t)n;
-        if (done < 8) {
-            if (bipc_client_send_raw(c, hdr + done, 8 - done) != 0 || bipc_client_send_raw(c, req, len) != 0) {
+        if (done < sizeof(hdr)) {
+            if (bipc_client_send_raw(c, hdr + done, sizeof(hdr) - done) != 0 || bipc_client_send_raw(c, req, len) != 0) {
                 return -1;
             }
-        } else if (bipc_client_send_raw(c, (const unsigned char *)req + (done - 8), total - done) != 0) {
+        } else if (bipc_client_send_raw(c, (const unsigned char *)req + (done - sizeof(hdr)), total - done) != 0) {
             return -1;
         }
     }
-    uint32_t rid, plen;
+    uint32_t plen;
     const unsigned char *payload;
-    if (read_frame(c, &rid, &payload, &plen) != 0 || rid != id) {
+    if (read_frame(c, &payload, &plen) != 0) {
         return -1;
     }
     size_t copy = plen < cap ? plen : cap;
@@ -161,11 +160,10 @@ ssize_t bipc_client_request(bipc_client *c, const void *req, uint32_t len, void 
 
 int bipc_client_open_shm(bipc_client *c, uint32_t ring_capacity)
 {
-    unsigned char msg[13];
-    bipc_put_u32(msg, 9);
-    bipc_put_u32(msg + 4, BIPC_CONTROL_ID);
-    msg[8] = BIPC_OP_SHM_OPEN;
-    bipc_put_u32(msg + 9, ring_capacity);
+    unsigned char msg[9];
+    bipc_put_u32(msg, BIPC_CONTROL_FLAG | 5u);
+    msg[4] = BIPC_OP_SHM_OPEN;
+    bipc_put_u32(msg + 5, ring_capacity);
     if (bipc_client_send_raw(c, msg, sizeof(msg)) != 0) {
         return -1;
     }
@@ -177,7 +175,7 @@ int bipc_client_open_shm(bipc_client *c, uint32_t ring_capacity)
     struct iovec iov = {.iov_base = reply, .iov_len = sizeof(reply)};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf, .msg_controllen = sizeof(ctrl.buf)};
     ssize_t n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
-    if (n < 24) {
+    if (n < 20) {
         return -1;
     }
     struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
@@ -188,15 +186,16 @@ int bipc_client_open_shm(bipc_client *c, uint32_t ring_capacity)
     memcpy(fds, CMSG_DATA(cm), sizeof(fds));
     c->doorbell_to_daemon = fds[0];
     c->doorbell_to_client = fds[1];
-    if (bipc_get_u32(reply + 4) != BIPC_CONTROL_ID || reply[8] != BIPC_OP_SHM_OPEN || reply[9] != 0) {
+    uint32_t word = bipc_get_u32(reply);
+    if ((word & BIPC_CONTROL_FLAG) == 0 || reply[4] != BIPC_OP_SHM_OPEN || reply[5] != 0) {
         return -1;
     }
-    uint32_t size = bipc_get_u32(reply + 18);
-    size_t name_len = (size_t)reply[22] | ((size_t)reply[23] << 8);
-    if (name_len >= sizeof(c->shm_name) || 24 + name_len > (size_t)n) {
+    uint32_t size = bipc_get_u32(reply + 14);
+    size_t name_len = (size_t)reply[18] | ((size_t)reply[19] << 8);
+    if (name_len >= sizeof(c->shm_name) || 20 + name_len > (size_t)n) {
         return -1;
     }
-    memcpy(c->shm_name, reply + 24, name_len);
+    memcpy(c->shm_name, reply + 20, name_len);
     c->shm_name[name_len] = '\0';
     int fd = shm_open(c->shm_name, O_RDWR | O_CLOEXEC, 0);
     if (fd < 0) {
@@ -209,10 +208,9 @@ int bipc_client_open_shm(bipc_client *c, uint32_t ring_capacity)
         return -1;
     }
     c->shm_size = size;
-    unsigned char mapped[9];
-    bipc_put_u32(mapped, 5);
-    bipc_put_u32(mapped + 4, BIPC_CONTROL_ID);
-    mapped[8] = 0x02;
+    unsigned char mapped[5];
+    bipc_put_u32(mapped, BIPC_CONTROL_FLAG | 1u);
+    mapped[4] = BIPC_OP_SHM_MAPPED;
     return bipc_client_send_raw(c, mapped, sizeof(mapped));
 }
 

@@ -319,20 +319,19 @@ static int handle_shm_open(struct daemon *d, struct conn *c, const unsigned char
         return -1;
     }
 
-    /* Reply: id 0, op, status, req cap, resp cap, segment size, name length, name. */
+    /* Reply (a control frame): op, status, req cap, resp cap, segment size, name length, name. */
     unsigned char msg[256];
     size_t name_len = strlen(s->name);
-    uint32_t body = BIPC_ID_SIZE + 1 + 1 + 4 + 4 + 4 + 2 + (uint32_t)name_len;
-    bipc_put_u32(msg, body);
-    bipc_put_u32(msg + 4, BIPC_CONTROL_ID);
-    msg[8] = BIPC_OP_SHM_OPEN;
-    msg[9] = 0;
+    uint32_t body = 1 + 1 + 4 + 4 + 4 + 2 + (uint32_t)name_len;
+    bipc_put_u32(msg, BIPC_CONTROL_FLAG | body);
+    msg[4] = BIPC_OP_SHM_OPEN;
+    msg[5] = 0;
+    bipc_put_u32(msg + 6, cap);
     bipc_put_u32(msg + 10, cap);
-    bipc_put_u32(msg + 14, cap);
-    bipc_put_u32(msg + 18, (uint32_t)s->size);
-    msg[22] = (unsigned char)name_len;
-    msg[23] = (unsigned char)(name_len >> 8);
-    memcpy(msg + 24, s->name, name_len);
+    bipc_put_u32(msg + 14, (uint32_t)s->size);
+    msg[18] = (unsigned char)name_len;
+    msg[19] = (unsigned char)(name_len >> 8);
+    memcpy(msg + 20, s->name, name_len);
 
     if (conn_flush(d, c) != 0 || c->out.len > c->out.pos) {
         *error = "could not send the handshake reply (output backlog)";
@@ -369,7 +368,7 @@ static int handle_control(struct daemon *d, struct conn *c, const unsigned char 
     switch (p[0]) {
     case BIPC_OP_SHM_OPEN:
         return handle_shm_open(d, c, p, n, error);
-    case 0x02: /* the client mapped the segment: its name is no longer needed */
+    case BIPC_OP_SHM_MAPPED: /* the client mapped the segment: its name is no longer needed */
         if (c->shm == NULL) {
             *error = "shm-mapped message without a shared-memory channel";
             return -1;
@@ -420,9 +419,9 @@ static void conn_read(struct daemon *d, struct conn *c)
         }
         bipc_decoder_commit(&c->dec, (size_t)n);
         for (;;) {
-            uint32_t id, plen, declared;
+            uint32_t plen, declared;
             const unsigned char *payload;
-            bipc_decode_result r = bipc_decoder_next(&c->dec, &id, &payload, &plen, &declared);
+            bipc_decode_result r = bipc_decoder_next(&c->dec, &payload, &plen, &declared);
             if (r == BIPC_DECODE_NEED_MORE) {
                 break;
             }
@@ -431,21 +430,26 @@ static void conn_read(struct daemon *d, struct conn *c)
                 conn_close(d, c, reason);
                 return;
             }
-            if (r == BIPC_DECODE_TOO_SMALL) {
-                snprintf(reason, sizeof(reason), "garbage: frame length %u is shorter than a request id", declared);
+            if (r == BIPC_DECODE_CONTROL_TOO_LARGE) {
+                snprintf(reason, sizeof(reason), "garbage: control frame of %u bytes (at most %u)", declared, BIPC_CONTROL_MAX);
                 conn_close(d, c, reason);
                 return;
             }
-            if (id == BIPC_CONTROL_ID) {
+            if (r == BIPC_DECODE_CONTROL) {
                 const char *err = "control frame rejected";
+                if (!c->is_unix) {
+                    conn_close(d, c, "control frame over TCP (control frames are for the unix socket only)");
+                    return;
+                }
                 if (handle_control(d, c, payload, plen, &err) != 0) {
                     conn_close(d, c, err);
                     return;
                 }
                 continue;
             }
+            /* Responses are queued in request order: that order is the only match a client has. */
             uint32_t rlen = bipc_counter_response_size(plen);
-            unsigned char *out = bipc_outbuf_frame(&c->out, id, rlen);
+            unsigned char *out = bipc_outbuf_frame(&c->out, rlen);
             if (out == NULL) {
                 conn_close(d, c, "out of memory");
                 return;

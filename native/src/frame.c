@@ -28,7 +28,9 @@ unsigned char *bipc_decoder_space(bipc_decoder *d, size_t want, size_t *avail)
         d->pos = 0;
     }
     if (d->cap - d->len < want) {
-        size_t limit = (size_t)d->max_frame + BIPC_HEADER_SIZE;
+        /* Room for the largest frame this decoder accepts, a request or a control frame. */
+        size_t largest = d->max_frame > BIPC_CONTROL_MAX ? d->max_frame : BIPC_CONTROL_MAX;
+        size_t limit = largest + BIPC_HEADER_SIZE;
         size_t ncap = d->cap;
         while (ncap - d->len < want && ncap < limit) {
             ncap *= 2;
@@ -54,30 +56,31 @@ void bipc_decoder_commit(bipc_decoder *d, size_t n)
     d->len += n;
 }
 
-bipc_decode_result bipc_decoder_next(bipc_decoder *d, uint32_t *id, const unsigned char **payload,
-                                     uint32_t *payload_len, uint32_t *declared_len)
+bipc_decode_result bipc_decoder_next(bipc_decoder *d, const unsigned char **payload, uint32_t *payload_len,
+                                     uint32_t *declared_len)
 {
     size_t avail = d->len - d->pos;
     if (avail < BIPC_HEADER_SIZE) {
         return BIPC_DECODE_NEED_MORE;
     }
     const unsigned char *p = d->buf + d->pos;
-    uint32_t body = bipc_get_u32(p);
+    uint32_t word = bipc_get_u32(p);
+    int control = (word & BIPC_CONTROL_FLAG) != 0;
+    uint32_t body = word & ~BIPC_CONTROL_FLAG;
     *declared_len = body;
-    if (body > d->max_frame) {
-        return BIPC_DECODE_TOO_LARGE;
+    if (control && body > BIPC_CONTROL_MAX) {
+        return BIPC_DECODE_CONTROL_TOO_LARGE;
     }
-    if (body < BIPC_ID_SIZE) {
-        return BIPC_DECODE_TOO_SMALL;
+    if (!control && body > d->max_frame) {
+        return BIPC_DECODE_TOO_LARGE;
     }
     if (avail < BIPC_HEADER_SIZE + (size_t)body) {
         return BIPC_DECODE_NEED_MORE;
     }
-    *id = bipc_get_u32(p + BIPC_HEADER_SIZE);
-    *payload = p + BIPC_HEADER_SIZE + BIPC_ID_SIZE;
-    *payload_len = body - BIPC_ID_SIZE;
+    *payload = p + BIPC_HEADER_SIZE;
+    *payload_len = body;
     d->pos += BIPC_HEADER_SIZE + (size_t)body;
-    return BIPC_DECODE_FRAME;
+    return control ? BIPC_DECODE_CONTROL : BIPC_DECODE_FRAME;
 }
 
 size_t bipc_decoder_pending(const bipc_decoder *d)
@@ -114,15 +117,14 @@ unsigned char *bipc_outbuf_reserve(bipc_outbuf *o, size_t n)
     return p;
 }
 
-unsigned char *bipc_outbuf_frame(bipc_outbuf *o, uint32_t id, uint32_t payload_len)
+unsigned char *bipc_outbuf_frame(bipc_outbuf *o, uint32_t payload_len)
 {
-    unsigned char *p = bipc_outbuf_reserve(o, BIPC_HEADER_SIZE + BIPC_ID_SIZE + (size_t)payload_len);
+    unsigned char *p = bipc_outbuf_reserve(o, BIPC_HEADER_SIZE + (size_t)payload_len);
     if (p == NULL) {
         return NULL;
     }
-    bipc_put_u32(p, payload_len + BIPC_ID_SIZE);
-    bipc_put_u32(p + BIPC_HEADER_SIZE, id);
-    return p + BIPC_HEADER_SIZE + BIPC_ID_SIZE;
+    bipc_put_u32(p, payload_len);
+    return p + BIPC_HEADER_SIZE;
 }
 
 void bipc_outbuf_free(bipc_outbuf *o)

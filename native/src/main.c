@@ -45,8 +45,9 @@ int main(int argc, char **argv)
             cfg.tcp_host = host;
             cfg.tcp_port = (int)v;
         } else if (strncmp(a, "--max-frame=", 12) == 0) {
-            if (parse_uint(a + 12, 1024ul * 1024ul * 1024ul, &v) != 0 || v < 4) {
-                return usage("--max-frame expects a byte count between 4 and 1 GiB");
+            /* At most 1 GiB: a request length never reaches the control flag (bit 31). */
+            if (parse_uint(a + 12, BIPC_MAX_FRAME_LIMIT, &v) != 0 || v < 1) {
+                return usage("--max-frame expects a byte count between 1 and 1 GiB");
             }
             cfg.max_frame = (uint32_t)v;
         } else if (strncmp(a, "--spin-us=", 10) == 0) {

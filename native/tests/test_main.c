@@ -48,34 +48,38 @@ static void test_decoder_reassembles_frames_fed_byte_by_byte(void)
     bipc_decoder d;
     bipc_decoder_init(&d, 1024);
     unsigned char wire[64];
-    bipc_put_u32(wire, 4 + 5);
-    bipc_put_u32(wire + 4, 77);
-    memcpy(wire + 8, "hello", 5);
-    bipc_put_u32(wire + 13, 4);
-    bipc_put_u32(wire + 17, 78);
+    bipc_put_u32(wire, 5);
+    memcpy(wire + 4, "hello", 5);
+    bipc_put_u32(wire + 9, 0); /* an empty frame is a valid request */
+    bipc_put_u32(wire + 13, BIPC_CONTROL_FLAG | 2u);
+    wire[17] = BIPC_OP_SHM_MAPPED;
+    wire[18] = 9;
     int frames = 0;
-    for (size_t i = 0; i < 21; i++) {
+    for (size_t i = 0; i < 19; i++) {
         size_t avail;
         unsigned char *sp = bipc_decoder_space(&d, 1, &avail);
         sp[0] = wire[i];
         bipc_decoder_commit(&d, 1);
-        uint32_t id, plen, decl;
+        uint32_t plen, decl;
         const unsigned char *p;
-        while (bipc_decoder_next(&d, &id, &p, &plen, &decl) == BIPC_DECODE_FRAME) {
+        bipc_decode_result r;
+        while ((r = bipc_decoder_next(&d, &p, &plen, &decl)) > 0) {
             frames++;
             if (frames == 1) {
-                CHECK(id == 77 && plen == 5 && memcmp(p, "hello", 5) == 0, "first frame id=%u len=%u", id, plen);
+                CHECK(r == BIPC_DECODE_FRAME && plen == 5 && memcmp(p, "hello", 5) == 0, "first frame len=%u", plen);
+            } else if (frames == 2) {
+                CHECK(r == BIPC_DECODE_FRAME && plen == 0, "second frame len=%u", plen);
             } else {
-                CHECK(id == 78 && plen == 0, "second frame id=%u len=%u", id, plen);
+                CHECK(r == BIPC_DECODE_CONTROL && plen == 2 && p[0] == BIPC_OP_SHM_MAPPED && p[1] == 9, "control len=%u", plen);
             }
         }
     }
-    CHECK(frames == 2, "got %d frames", frames);
+    CHECK(frames == 3, "got %d frames", frames);
     CHECK(bipc_decoder_pending(&d) == 0, "pending %zu", bipc_decoder_pending(&d));
     bipc_decoder_free(&d);
 }
 
-static void test_decoder_rejects_oversized_and_undersized_lengths(void)
+static void test_decoder_rejects_oversized_frames_and_control_frames(void)
 {
     bipc_decoder d;
     bipc_decoder_init(&d, 100);
@@ -83,15 +87,31 @@ static void test_decoder_rejects_oversized_and_undersized_lengths(void)
     unsigned char *sp = bipc_decoder_space(&d, 8, &avail);
     bipc_put_u32(sp, 101);
     bipc_decoder_commit(&d, 4);
-    uint32_t id, plen, decl;
+    uint32_t plen, decl;
     const unsigned char *p;
-    CHECK(bipc_decoder_next(&d, &id, &p, &plen, &decl) == BIPC_DECODE_TOO_LARGE && decl == 101, "too large");
+    CHECK(bipc_decoder_next(&d, &p, &plen, &decl) == BIPC_DECODE_TOO_LARGE && decl == 101, "too large");
     bipc_decoder_free(&d);
     bipc_decoder_init(&d, 100);
     sp = bipc_decoder_space(&d, 8, &avail);
-    bipc_put_u32(sp, 3);
+    bipc_put_u32(sp, BIPC_CONTROL_FLAG | (BIPC_CONTROL_MAX + 1u));
     bipc_decoder_commit(&d, 4);
-    CHECK(bipc_decoder_next(&d, &id, &p, &plen, &decl) == BIPC_DECODE_TOO_SMALL, "too small");
+    CHECK(bipc_decoder_next(&d, &p, &plen, &decl) == BIPC_DECODE_CONTROL_TOO_LARGE && decl == BIPC_CONTROL_MAX + 1u,
+          "control too large");
+    bipc_decoder_free(&d);
+    /* A frame of max_frame bytes is accepted (the buffer grows to hold it). */
+    bipc_decoder_init(&d, 100000);
+    sp = bipc_decoder_space(&d, 4, &avail);
+    bipc_put_u32(sp, 100000);
+    bipc_decoder_commit(&d, 4);
+    size_t filled = 0;
+    while (filled < 100000) {
+        sp = bipc_decoder_space(&d, 100000 - filled, &avail);
+        size_t take = avail < 100000 - filled ? avail : 100000 - filled;
+        memset(sp, 3, take);
+        bipc_decoder_commit(&d, take);
+        filled += take;
+    }
+    CHECK(bipc_decoder_next(&d, &p, &plen, &decl) == BIPC_DECODE_FRAME && plen == 100000, "frame of max_frame bytes");
     bipc_decoder_free(&d);
 }
 
@@ -249,16 +269,15 @@ static void test_pipelined_frames_get_responses_in_order(daemon_proc *dp)
 {
     bipc_client c;
     CHECK(bipc_client_connect_unix(&c, dp->sock) == 0, "connect");
-    unsigned char batch[100 * 24];
+    unsigned char batch[100 * 20];
     for (uint32_t i = 0; i < 100; i++) {
-        bipc_put_u32(batch + i * 24, 4 + 16);
-        bipc_put_u32(batch + i * 24 + 4, 1000 + i);
-        memset(batch + i * 24 + 8, (int)i, 16);
+        bipc_put_u32(batch + i * 20, 16);
+        memset(batch + i * 20 + 4, (int)i, 16);
     }
     CHECK(bipc_client_send_raw(&c, batch, sizeof(batch)) == 0, "send batch");
     int ok = 1;
     for (uint32_t i = 0; i < 100 && ok; i++) {
-        unsigned char hdr[10];
+        unsigned char hdr[6];
         size_t got = 0;
         while (got < sizeof(hdr)) {
             ssize_t n = recv(c.fd, hdr + got, sizeof(hdr) - got, 0);
@@ -268,8 +287,8 @@ static void test_pipelined_frames_get_responses_in_order(daemon_proc *dp)
             }
             got += (size_t)n;
         }
-        /* 16 bytes of value i -> 2 bytes: all 16 land in slot i % 2 */
-        ok = ok && bipc_get_u32(hdr) == 6 && bipc_get_u32(hdr + 4) == 1000 + i && hdr[8 + (i % 2)] == 16 && hdr[8 + 1 - (i % 2)] == 0;
+        /* 16 bytes of value i -> 2 bytes: all 16 land in slot i % 2, so the order shows */
+        ok = ok && bipc_get_u32(hdr) == 2 && hdr[4 + (i % 2)] == 16 && hdr[4 + 1 - (i % 2)] == 0;
     }
     CHECK(ok, "pipelined responses");
     bipc_client_close(&c);
@@ -289,10 +308,18 @@ static void test_bad_input_disconnects_only_that_client(daemon_proc *dp)
     CHECK(closed_by_peer(c.fd), "oversized frame closes the connection");
     bipc_client_close(&c);
 
-    unsigned char tiny[6] = {2, 0, 0, 0, 'x', 'y'};
+    unsigned char huge_control[4];
+    bipc_put_u32(huge_control, 0xffffffffu); /* control flag + a body far over BIPC_CONTROL_MAX */
     bipc_client_connect_unix(&c, dp->sock);
-    bipc_client_send_raw(&c, tiny, sizeof(tiny));
-    CHECK(closed_by_peer(c.fd), "garbage length closes the connection");
+    bipc_client_send_raw(&c, huge_control, sizeof(huge_control));
+    CHECK(closed_by_peer(c.fd), "oversized control frame closes the connection");
+    bipc_client_close(&c);
+
+    unsigned char empty_control[4];
+    bipc_put_u32(empty_control, BIPC_CONTROL_FLAG);
+    bipc_client_connect_unix(&c, dp->sock);
+    bipc_client_send_raw(&c, empty_control, sizeof(empty_control));
+    CHECK(closed_by_peer(c.fd), "empty control frame closes the connection");
     bipc_client_close(&c);
 
     unsigned char noise[64];
@@ -306,25 +333,23 @@ static void test_bad_input_disconnects_only_that_client(daemon_proc *dp)
 
     unsigned char truncated[12];
     bipc_put_u32(truncated, 100);
-    bipc_put_u32(truncated + 4, 9);
+    memset(truncated + 4, 9, 8);
     bipc_client_connect_unix(&c, dp->sock);
     bipc_client_send_raw(&c, truncated, sizeof(truncated));
     bipc_client_close(&c); /* truncated frame, then gone */
 
-    unsigned char ctrl_tcp[13];
-    bipc_put_u32(ctrl_tcp, 9);
-    bipc_put_u32(ctrl_tcp + 4, 0);
-    ctrl_tcp[8] = BIPC_OP_SHM_OPEN;
-    bipc_put_u32(ctrl_tcp + 9, 0);
+    unsigned char ctrl_tcp[9];
+    bipc_put_u32(ctrl_tcp, BIPC_CONTROL_FLAG | 5u);
+    ctrl_tcp[4] = BIPC_OP_SHM_OPEN;
+    bipc_put_u32(ctrl_tcp + 5, 0);
     bipc_client_connect_tcp(&c, "127.0.0.1", dp->port);
     bipc_client_send_raw(&c, ctrl_tcp, sizeof(ctrl_tcp));
     CHECK(closed_by_peer(c.fd), "shm handshake over TCP is refused");
     bipc_client_close(&c);
 
-    unsigned char unknown_op[9];
-    bipc_put_u32(unknown_op, 5);
-    bipc_put_u32(unknown_op + 4, 0);
-    unknown_op[8] = 0x55;
+    unsigned char unknown_op[5];
+    bipc_put_u32(unknown_op, BIPC_CONTROL_FLAG | 1u);
+    unknown_op[4] = 0x55;
     bipc_client_connect_unix(&c, dp->sock);
     bipc_client_send_raw(&c, unknown_op, sizeof(unknown_op));
     CHECK(closed_by_peer(c.fd), "unknown control opcode closes the connection");
@@ -383,11 +408,10 @@ static void test_many_clients_are_served_concurrently(daemon_proc *dp)
 /* Handshake without the "mapped" acknowledgement, so the shm name stays visible. */
 static int raw_shm_open(int fd, char *name, size_t cap)
 {
-    unsigned char msg[13];
-    bipc_put_u32(msg, 9);
-    bipc_put_u32(msg + 4, 0);
-    msg[8] = BIPC_OP_SHM_OPEN;
-    bipc_put_u32(msg + 9, 8192);
+    unsigned char msg[9];
+    bipc_put_u32(msg, BIPC_CONTROL_FLAG | 5u);
+    msg[4] = BIPC_OP_SHM_OPEN;
+    bipc_put_u32(msg + 5, 8192);
     if (send(fd, msg, sizeof(msg), 0) != sizeof(msg)) {
         return -1;
     }
@@ -399,18 +423,18 @@ static int raw_shm_open(int fd, char *name, size_t cap)
     struct iovec iov = {.iov_base = reply, .iov_len = sizeof(reply)};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf, .msg_controllen = sizeof(ctrl.buf)};
     ssize_t n = recvmsg(fd, &mh, 0);
-    if (n < 24) {
+    if (n < 20 || (bipc_get_u32(reply) & BIPC_CONTROL_FLAG) == 0) {
         return -1;
     }
     struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
     if (cm == NULL || cm->cmsg_type != SCM_RIGHTS) {
         return -1;
     }
-    size_t len = (size_t)reply[22] | ((size_t)reply[23] << 8);
-    if (len >= cap) {
+    size_t len = (size_t)reply[18] | ((size_t)reply[19] << 8);
+    if (len >= cap || 20 + len > (size_t)n) {
         return -1;
     }
-    memcpy(name, reply + 24, len);
+    memcpy(name, reply + 20, len);
     name[len] = '\0';
     return 0;
 }
@@ -512,7 +536,9 @@ static void test_random_input_never_takes_the_daemon_down(daemon_proc *dp)
         }
         if (i % 3 == 0) {
             bipc_put_u32(junk, (uint32_t)(random() % 70000)); /* plausible lengths too */
-            bipc_put_u32(junk + 4, (uint32_t)(random() % 4)); /* sometimes the control id */
+            if (i % 2 == 0) {
+                bipc_put_u32(junk, BIPC_CONTROL_FLAG | (uint32_t)(random() % 64)); /* control frames too */
+            }
         }
         bipc_client_send_raw(&c, junk, n);
         bipc_client_close(&c);
@@ -604,6 +630,140 @@ static void test_restart_after_a_killed_daemon_cleans_up_its_leftovers(void)
     CHECK(daemon_stop(&again, SIGTERM) == 0, "stop");
 }
 
+/* ---------- the shared contract, spoken literally on raw sockets ---------- */
+
+static int raw_connect(const daemon_proc *dp, int tcp)
+{
+    if (tcp) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)dp->port)};
+        inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            return fd;
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", dp->sock);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+        return fd;
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    return -1;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads exactly len bytes, giving up after 5 s without data (a wrong length must not hang). */
+static int read_exact(int fd, unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        if (poll(&pfd, 1, 5000) <= 0) {
+            return -1;
+        }
+        ssize_t n = recv(fd, p, len, 0);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads one frame (u32 LE length + bytes) and compares it with the byte-frequency answer. */
+static int read_contract_answer(int fd, const unsigned char *req, uint32_t s, unsigned char *buf, size_t cap)
+{
+    unsigned char hdr[4];
+    if (read_exact(fd, hdr, 4) != 0) {
+        return 0;
+    }
+    uint32_t len = bipc_get_u32(hdr);
+    uint32_t want_len = s / 8 > 0 ? s / 8 : 1; /* max(1, floor(S/8)), spelled out */
+    if (len != want_len || len > cap || read_exact(fd, buf, len) != 0) {
+        return 0;
+    }
+    unsigned char want[100000 / 8];
+    bipc_counter(req, s, want, want_len);
+    return memcmp(buf, want, len) == 0;
+}
+
+static void test_contract_frames_on_raw_sockets(void)
+{
+    static const uint32_t sizes[] = {0, 1, 7, 8, 9, 128, 2048, 100000};
+    enum { COUNT = sizeof(sizes) / sizeof(sizes[0]), MAX = 100000 };
+    daemon_proc dp;
+    char sock[108];
+    snprintf(sock, sizeof(sock), "/tmp/bobbin-ipc-contract-%d-%ld.sock", (int)getpid(), (long)random());
+    CHECK(daemon_start_on(&dp, sock, "--max-frame=1048576") == 0, "start a daemon that takes 100000-byte frames");
+    static unsigned char req[MAX], resp[MAX / 8], wire[COUNT * 4 + COUNT * MAX];
+    for (uint32_t i = 0; i < MAX; i++) {
+        req[i] = (unsigned char)((i * 2654435761u) >> 13);
+    }
+    for (int tcp = 0; tcp <= 1; tcp++) {
+        const char *name = tcp ? "tcp" : "unix";
+        int fd = raw_connect(&dp, tcp);
+        CHECK(fd >= 0, "%s connect", name);
+        if (fd < 0) {
+            continue;
+        }
+        /* One frame at a time: L = S, then S bytes; one frame back. */
+        for (size_t k = 0; k < COUNT; k++) {
+            unsigned char hdr[4];
+            bipc_put_u32(hdr, sizes[k]);
+            int sent = write_all(fd, hdr, 4) == 0 && write_all(fd, req, sizes[k]) == 0;
+            CHECK(sent && read_contract_answer(fd, req, sizes[k], resp, sizeof(resp)), "%s: S=%u answered by the contract",
+                  name, sizes[k]);
+        }
+        /* Every size pipelined in one write: the answers come back in request order. */
+        size_t w = 0;
+        for (size_t k = 0; k < COUNT; k++) {
+            bipc_put_u32(wire + w, sizes[k]);
+            memcpy(wire + w + 4, req, sizes[k]);
+            w += 4 + sizes[k];
+        }
+        /* Sizes in reverse too, so a mixed-up order cannot pass by symmetry. */
+        for (size_t k = COUNT; k-- > 0;) {
+            bipc_put_u32(wire + w, sizes[k]);
+            memcpy(wire + w + 4, req, sizes[k]);
+            w += 4 + sizes[k];
+        }
+        CHECK(write_all(fd, wire, w) == 0, "%s: pipelined write", name);
+        int in_order = 1;
+        for (size_t k = 0; k < 2 * COUNT && in_order; k++) {
+            uint32_t s = k < COUNT ? sizes[k] : sizes[2 * COUNT - 1 - k];
+            in_order = read_contract_answer(fd, req, s, resp, sizeof(resp));
+        }
+        CHECK(in_order, "%s: %d pipelined frames answered in order", name, 2 * COUNT);
+        close(fd);
+    }
+    CHECK(daemon_stop(&dp, SIGTERM) == 0, "contract daemon exits 0");
+}
+
 int main(int argc, char **argv)
 {
     daemon_path = argc > 1 ? argv[1] : "build/bobbin-ipcd";
@@ -611,7 +771,7 @@ int main(int argc, char **argv)
     srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 
     test_decoder_reassembles_frames_fed_byte_by_byte();
-    test_decoder_rejects_oversized_and_undersized_lengths();
+    test_decoder_rejects_oversized_frames_and_control_frames();
     test_counter_folds_byte_counts_into_the_response();
 
     daemon_proc dp;
@@ -630,6 +790,7 @@ int main(int argc, char **argv)
     CHECK(daemon_stop(&dp, SIGTERM) == 0, "daemon exits 0 on SIGTERM");
     CHECK(count_shm_with_prefix(dp.sock) == 0, "no shm left");
 
+    test_contract_frames_on_raw_sockets();
     test_sigterm_removes_socket_and_shm();
     test_restart_after_a_killed_daemon_cleans_up_its_leftovers();
 

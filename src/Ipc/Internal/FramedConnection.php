@@ -7,8 +7,9 @@ namespace Bobbin\Ipc\Internal;
 use Bobbin\Async\Cancellation;
 
 /**
- * One open channel to the daemon (a socket or a shared-memory ring) carrying requests matched
- * to responses by id.
+ * One open channel to the daemon (a socket or a shared-memory ring) shared by many fibers. Each
+ * connection matches its responses to its requests itself: a socket by order (the wire carries
+ * no id), the shared-memory ring by the ids in its records.
  *
  * @internal
  */
@@ -16,7 +17,7 @@ interface FramedConnection
 {
     public function isOpen(): bool;
 
-    public function request(int $id, string $payload, ?Cancellation $cancellation): string;
+    public function request(string $payload, ?Cancellation $cancellation): string;
 
     public function close(string $why = 'The IPC connection was closed'): void;
 }

@@ -10,9 +10,9 @@ use Bobbin\Async\Future;
 use Closure;
 
 /**
- * What every IpcClient shares: request ids, a connection opened on the first request and again
- * on the first request after it was lost, and one connect attempt shared by every fiber that
- * arrives while it runs.
+ * What every IpcClient shares: a connection opened on the first request and again on the first
+ * request after it was lost, and one connect attempt shared by every fiber that arrives while it
+ * runs.
  *
  * @internal
  */
@@ -21,7 +21,6 @@ final class ReconnectingChannel
     private ?FramedConnection $connection = null;
     /** @var Future<FramedConnection>|null */
     private ?Future $connecting = null;
-    private int $nextId = 1;
 
     /** @param Closure(): FramedConnection $open */
     public function __construct(private readonly Closure $open)
@@ -34,10 +33,8 @@ final class ReconnectingChannel
         if ($connection === null || !$connection->isOpen()) {
             $connection = $this->connect();
         }
-        $id = $this->nextId;
-        $this->nextId = $id === 0xFFFFFFFF ? 1 : $id + 1;
 
-        return $connection->request($id, $payload, $cancellation);
+        return $connection->request($payload, $cancellation);
     }
 
     public function close(): void

@@ -13,6 +13,11 @@ use Revolt\EventLoop\Suspension;
 /**
  * Matches responses to the fibers waiting for them, without a reader fiber of its own.
  *
+ * Keys are whatever the connection matches by: a socket connection's request numbers (1, 2, 3…
+ * in wire order, since the daemon answers in order) or a ring record's id. A key nobody waits for
+ * any more (its fiber was cancelled) is delivered and dropped like any other, which keeps the
+ * sequence intact.
+ *
  * The first waiter becomes the leader: it reads the connection (through the pump closure) and
  * hands every response it finds to its owner. When its own answer arrives it passes the lead to
  * another waiter. A dedicated reader fiber would cost a fiber switch per response and a fiber

@@ -22,6 +22,9 @@ use Socket;
  * doorbell each way, and the unix connection of the handshake kept open as the lifeline (the
  * daemon frees everything when it closes).
  *
+ * The handshake uses control frames (length word 0x80000000 | body length), which no request
+ * frame can look like. Ring records carry an id of this connection's own numbering.
+ *
  * @internal
  */
 final class ShmConnection implements FramedConnection
@@ -30,6 +33,7 @@ final class ShmConnection implements FramedConnection
     private const WRAP = 0xFFFFFFFF;
     private const OP_SHM_OPEN = 1;
     private const OP_SHM_MAPPED = 2;
+    private const CONTROL_FLAG = 0x80000000;
     private const DOORBELL = "\x01\x00\x00\x00\x00\x00\x00\x00";
     private const PADDING = "\x00\x00\x00\x00\x00\x00\x00";
 
@@ -43,6 +47,8 @@ final class ShmConnection implements FramedConnection
     private readonly int $responseCapacity;
     private int $requestTail = 0;
     private int $responseHead = 0;
+    /** Id of the next ring record (u32, 0 skipped). */
+    private int $nextId = 1;
     private bool $flushScheduled = false;
     /** Records (8-byte aligned) waiting for the end of the tick or for ring space. */
     private string $outgoing = '';
@@ -95,7 +101,7 @@ final class ShmConnection implements FramedConnection
             throw new IpcException(\sprintf('Cannot connect to the IPC daemon at unix://%s: %s', $socketPath, \socket_strerror(\socket_last_error())));
         }
         \socket_set_nonblock($control);
-        $hello = \pack('VVCV', 9, 0, self::OP_SHM_OPEN, $ringCapacity);
+        $hello = \pack('VCV', self::CONTROL_FLAG | 5, self::OP_SHM_OPEN, $ringCapacity);
         if (@\socket_send($control, $hello, \strlen($hello), 0) !== \strlen($hello)) {
             \socket_close($control);
             throw new IpcException('Cannot send the shared-memory handshake');
@@ -123,19 +129,19 @@ final class ShmConnection implements FramedConnection
         }
         $reply = $message['iov'][0] ?? '';
         $fds = $message['control'][0]['data'] ?? [];
-        if (\strlen($reply) < 24 || \count($fds) !== 2) {
+        if (\strlen($reply) < 20 || \count($fds) !== 2) {
             \socket_close($control);
             throw new IpcException('Bad shared-memory handshake reply');
         }
-        /** @var array{size: int, id: int, op: int, status: int, req: int, resp: int, segment: int, nameLength: int} $r */
-        $r = \unpack('Vsize/Vid/Cop/Cstatus/Vreq/Vresp/Vsegment/vnameLength', $reply);
-        if ($r['id'] !== 0 || $r['op'] !== self::OP_SHM_OPEN || $r['status'] !== 0) {
+        /** @var array{word: int, op: int, status: int, req: int, resp: int, segment: int, nameLength: int} $r */
+        $r = \unpack('Vword/Cop/Cstatus/Vreq/Vresp/Vsegment/vnameLength', $reply);
+        if (($r['word'] & self::CONTROL_FLAG) === 0 || $r['op'] !== self::OP_SHM_OPEN || $r['status'] !== 0) {
             \socket_close($control);
             throw new IpcException('The IPC daemon refused the shared-memory channel');
         }
-        $name = \substr($reply, 24, $r['nameLength']);
+        $name = \substr($reply, 20, $r['nameLength']);
         $memory = SharedMemory::map($name, $r['segment']);
-        $mapped = \pack('VVC', 5, 0, self::OP_SHM_MAPPED);
+        $mapped = \pack('VC', self::CONTROL_FLAG | 1, self::OP_SHM_MAPPED);
         @\socket_send($control, $mapped, \strlen($mapped), 0);
         [$toDaemon, $toClient] = \array_values($fds);
         if (!\is_resource($toDaemon) || !\is_resource($toClient)) {
@@ -151,7 +157,7 @@ final class ShmConnection implements FramedConnection
         return $this->lostReason === null;
     }
 
-    public function request(int $id, string $payload, ?Cancellation $cancellation): string
+    public function request(string $payload, ?Cancellation $cancellation): string
     {
         if ($this->lostReason !== null) {
             throw $this->lostReason;
@@ -161,6 +167,8 @@ final class ShmConnection implements FramedConnection
         if ($record > $this->requestCapacity) {
             throw new IpcException(\sprintf('A %d-byte payload does not fit the %d-byte request ring', $length, $this->requestCapacity));
         }
+        $id = $this->nextId;
+        $this->nextId = $id === 0xFFFFFFFF ? 1 : $id + 1;
         $this->outgoing .= \pack('VV', $length + 4, $id) . $payload . \substr(self::PADDING, 0, $record - $length - 8);
         if ($this->lastDrained <= 1 && !$this->router->hasWaiters()) {
             // A lone caller: send now, a deferred send costs a loop turn. (Right after a big

@@ -18,6 +18,12 @@ use Revolt\EventLoop;
 /**
  * One framed stream connection (unix or TCP) shared by many fibers.
  *
+ * The wire is the shared contract's: u32 little-endian length, then the payload, with no id. The
+ * daemon answers one connection's frames strictly in order, so this connection numbers its
+ * requests 1, 2, 3… in the order their frames go out and hands the Nth response frame to
+ * request N. A cancelled request keeps its number: its answer is still read and dropped, so every
+ * later answer reaches the right fiber.
+ *
  * @internal
  */
 final class SocketConnection implements FramedConnection
@@ -26,6 +32,10 @@ final class SocketConnection implements FramedConnection
     private readonly ResponseRouter $router;
     private string $in = '';
     private string $out = '';
+    /** Number of the last request queued for writing (frames leave in this order). */
+    private int $sent = 0;
+    /** Number of the last response frame read. */
+    private int $received = 0;
     private bool $flushing = false;
     private bool $flushScheduled = false;
     /** Answers found by the last read. */
@@ -84,12 +94,14 @@ final class SocketConnection implements FramedConnection
         return $this->lostReason === null;
     }
 
-    public function request(int $id, string $payload, ?Cancellation $cancellation): string
+    public function request(string $payload, ?Cancellation $cancellation): string
     {
         if ($this->lostReason !== null) {
             throw $this->lostReason;
         }
-        $frame = \pack('VV', \strlen($payload) + 4, $id) . $payload;
+        // The number is taken where the frame joins the output, so numbers follow wire order.
+        $id = ++$this->sent;
+        $frame = \pack('V', \strlen($payload)) . $payload;
         if ($this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
             // A lone caller: one write now. (Right after a read of many answers many fibers are
             // about to send: writing the first alone would split them.)
@@ -166,18 +178,20 @@ final class SocketConnection implements FramedConnection
         $length = \strlen($in);
         $pos = 0;
         $delivered = 0;
-        while ($length - $pos >= 8) {
-            $header = \unpack('V2', $in, $pos);
-            \assert($header !== false); // eight bytes are there: checked above
-            [1 => $size, 2 => $id] = $header;
-            if ($size < 4 || $size > $this->maxFrame) {
-                $this->lose(new IpcException(\sprintf('The IPC daemon sent a bad frame length %d', $size)));
+        while ($length - $pos >= 4) {
+            $header = \unpack('V', $in, $pos);
+            \assert($header !== false); // four bytes are there: checked above
+            $size = $header[1];
+            // A control frame (top bit set) never answers a request; neither does an answer
+            // nobody asked for.
+            if (($size & 0x80000000) !== 0 || $size > $this->maxFrame || $this->received >= $this->sent) {
+                $this->lose(new IpcException(\sprintf('The IPC daemon sent an unexpected frame (length word 0x%08x)', $size)));
                 throw $this->lostReason ?? new IpcException('bad frame');
             }
             if ($length - $pos < 4 + $size) {
                 break;
             }
-            $this->router->deliver($id, \substr($in, $pos + 8, $size - 4));
+            $this->router->deliver(++$this->received, \substr($in, $pos + 4, $size));
             $pos += 4 + $size;
             $delivered++;
         }
