@@ -32,7 +32,7 @@ final class Container implements ContainerInterface
             throw new ServiceNotFoundException("No service \"$id\" is defined");
         }
         if (isset($this->building[$id])) {
-            throw new ServiceNotFoundException("Service \"$id\" depends on itself");
+            throw new ServiceCycleException("Service \"$id\" depends on itself");
         }
         $this->building[$id] = true;
         try {

@@ -1,0 +1,59 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Unit\Aircraft;
+
+use Bobbin\Apps\Aircraft\AircraftConfig;
+use PHPUnit\Framework\TestCase;
+
+final class AircraftConfigTest extends TestCase
+{
+    public function testTheEnvironmentSetsEverySetting(): void
+    {
+        $config = AircraftConfig::fromEnvironment([
+            'DATABASE_URL' => 'host=db dbname=x',
+            'DATABASE_POOL_MAX' => '7',
+            'DATABASE_POOL_WAIT' => '0.5',
+            'DATABASE_PERSISTENT' => '1',
+        ]);
+
+        self::assertSame('host=db dbname=x', $config->databaseUrl);
+        self::assertSame(7, $config->poolMax);
+        self::assertSame(0.5, $config->poolWait);
+        self::assertTrue($config->persistentConnection);
+    }
+
+    public function testUnsetPoolSettingsTakeTheDocumentedDefaults(): void
+    {
+        $config = AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => '']);
+
+        self::assertSame(32, $config->poolMax);
+        self::assertSame(5.0, $config->poolWait);
+        self::assertFalse($config->persistentConnection);
+    }
+
+    public function testAPoolSizeThatIsNotAnIntegerIsRejectedByName(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('DATABASE_POOL_MAX must be an integer, got "many"');
+
+        AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => 'many']);
+    }
+
+    public function testANonPositiveWaitIsRejected(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('DATABASE_POOL_WAIT');
+
+        AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_WAIT' => '0']);
+    }
+
+    public function testAPoolOfZeroConnectionsIsRejected(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('DATABASE_POOL_MAX must be at least 1');
+
+        AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => '0']);
+    }
+}
