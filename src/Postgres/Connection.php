@@ -35,7 +35,7 @@ use PgSql\Result as PgResult;
  * ext-pgsql quirks this class relies on (PHP 8.2):
  * - stream_set_blocking($socket, true) on the pg_socket() stream calls PQsetnonblocking(conn, 1):
  *   the flag is passed through inverted. Non-blocking libpq lets pg_send_* return 0 when the
- *   socket buffer is full instead of sleeping in a usleep() loop inside the extension, so it is
+ *   socket buffer is full instead of sleeping in a usleep loop inside the extension, so it is
  *   set before every large send (pg_connection_busy() switches libpq back to blocking each time).
  * - pg_socket() returns a new stream object on every call: it is fetched once after connecting.
  */
