@@ -81,9 +81,8 @@ final class AircraftRepository
         foreach (\array_slice($rows, 0, $limit) as $row) {
             $items[] = Aircraft::fromRow($row);
         }
-        $more = \count($rows) > $limit;
-
-        return new AircraftPage($items, $more && $items !== [] ? $items[\count($items) - 1]->id : null);
+        // A further row exists only beyond a full page, so $items is not empty then.
+        return new AircraftPage($items, \count($rows) > $limit ? $items[$limit - 1]->id : null);
     }
 
     /**
