@@ -5,26 +5,42 @@ declare(strict_types=1);
 namespace Bobbin\Async;
 
 use Bobbin\Async\Internal\StreamWaiters;
+use Bobbin\Async\Loop\FiberSuspension;
+use Bobbin\Async\Loop\SelectDriver;
 use Revolt\EventLoop;
 
 /**
  * Readiness waits on one long-lived stream (a client connection, a database socket).
  *
- * The loop watchers are created once and only enabled while a fiber waits, which is much
- * cheaper than a watcher per wait on a hot connection. One reader and one writer may wait at a
- * time (a connection has one fiber reading and at most one writing).
+ * Under Bobbin's SelectDriver a wait registers the fiber with the driver itself, so readiness
+ * resumes it straight from the poll. Under any other Revolt driver the loop watchers are created
+ * once and only enabled while a fiber waits, which is much cheaper than a watcher per wait. One
+ * reader and one writer may wait at a time (a connection has one fiber reading and at most one
+ * writing).
  */
 final class StreamWatcher
 {
     private readonly StreamWaiters $waiters;
+    /** Set when the loop is Bobbin's driver: waits go to it directly. */
+    private readonly ?SelectDriver $driver;
+    private readonly int $fd;
     private readonly string $readId;
     private readonly string $writeId;
     private bool $closed = false;
 
     /** @param resource $stream */
-    public function __construct($stream)
+    public function __construct(private $stream)
     {
         $waiters = $this->waiters = new StreamWaiters();
+        $this->fd = (int) $stream;
+        $driver = EventLoop::getDriver();
+        if ($driver instanceof SelectDriver) {
+            $this->driver = $driver;
+            $this->readId = $this->writeId = '';
+
+            return;
+        }
+        $this->driver = null;
         $this->readId = EventLoop::disable(EventLoop::onReadable(
             $stream,
             static function (string $id) use ($waiters): void {
@@ -52,6 +68,22 @@ final class StreamWatcher
      */
     public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
+        if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
+            // The hot path (a connection waiting for its next bytes): no closures, no timer.
+            $suspension = EventLoop::getSuspension();
+            \assert($suspension instanceof FiberSuspension);
+            if ($this->waiters->reader !== null) {
+                throw new \LogicException('Another fiber is already waiting to read this stream');
+            }
+            $this->waiters->reader = $suspension;
+            try {
+                $this->driver->waitReadable($this->stream, $suspension);
+            } finally {
+                $this->waiters->reader = null;
+            }
+
+            return;
+        }
         $this->await(true, $timeout, $cancellation);
     }
 
@@ -61,21 +93,38 @@ final class StreamWatcher
      */
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
+        if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
+            $suspension = EventLoop::getSuspension();
+            \assert($suspension instanceof FiberSuspension);
+            if ($this->waiters->writer !== null) {
+                throw new \LogicException('Another fiber is already waiting to write this stream');
+            }
+            $this->waiters->writer = $suspension;
+            try {
+                $this->driver->waitWritable($this->stream, $suspension);
+            } finally {
+                $this->waiters->writer = null;
+            }
+
+            return;
+        }
         $this->await(false, $timeout, $cancellation);
     }
 
-    /** Removes the loop watchers; a fiber still waiting gets a StreamClosedException. */
+    /** Stops watching; a fiber still waiting gets a StreamClosedException. */
     public function close(): void
     {
         if ($this->closed) {
             return;
         }
         $this->closed = true;
-        EventLoop::cancel($this->readId);
-        EventLoop::cancel($this->writeId);
+        if ($this->driver === null) {
+            EventLoop::cancel($this->readId);
+            EventLoop::cancel($this->writeId);
+        }
         $error = new StreamClosedException('The stream was closed while a fiber waited on it');
-        $this->waiters->wakeReader($error);
-        $this->waiters->wakeWriter($error);
+        $this->wake(true, $error);
+        $this->wake(false, $error);
     }
 
     private function await(bool $read, ?float $timeout, ?Cancellation $cancellation): void
@@ -89,43 +138,39 @@ final class StreamWatcher
             throw new \LogicException(\sprintf('Another fiber is already waiting to %s this stream', $read ? 'read' : 'write'));
         }
         $suspension = EventLoop::getSuspension();
-        $watcherId = $read ? $this->readId : $this->writeId;
         if ($read) {
             $waiters->reader = $suspension;
         } else {
             $waiters->writer = $suspension;
         }
+        $this->startWait($read, $suspension);
         if ($timeout === null && $cancellation === null) {
-            // The hot path (a connection waiting for its next bytes): no closures, no timer.
-            EventLoop::enable($watcherId);
             try {
                 $suspension->suspend();
             } finally {
-                $this->endWait($read, $watcherId);
+                $this->endWait($read, $suspension);
             }
 
             return;
         }
-        // A cancellation callback runs from the loop queue and may come late: $waiting makes sure
-        // it can only end this wait, never a later one of the same fiber on this stream.
+        // A timer or cancellation callback runs from the loop queue and may come late: $waiting
+        // makes sure it can only end this wait, never a later one of the same fiber.
         $waiting = true;
-        $wake = static function (\Throwable $e) use ($waiters, $read, &$waiting): void {
-            // @phpstan-ignore booleanNot.alwaysFalse ($waiting is cleared by reference when the wait ends)
-            if (!$waiting) {
-                return;
+        $wake = function (\Throwable $e) use ($read, &$waiting): void {
+            // @phpstan-ignore if.alwaysTrue ($waiting is cleared by reference when the wait ends)
+            if ($waiting) {
+                $this->wake($read, $e);
             }
-            $read ? $waiters->wakeReader($e) : $waiters->wakeWriter($e);
         };
         $timerId = $timeout === null ? null : EventLoop::delay(\max(0.0, $timeout), static fn () => $wake(new TimeoutException(
             \sprintf('The stream did not become %s within %.3f s', $read ? 'readable' : 'writable', $timeout),
         )));
         $cancellationId = $cancellation?->subscribe($wake);
-        EventLoop::enable($watcherId);
         try {
             $suspension->suspend();
         } finally {
             $waiting = false;
-            $this->endWait($read, $watcherId);
+            $this->endWait($read, $suspension);
             if ($timerId !== null) {
                 EventLoop::cancel($timerId);
             }
@@ -135,16 +180,52 @@ final class StreamWatcher
         }
     }
 
-    private function endWait(bool $read, string $watcherId): void
+    /** @param EventLoop\Suspension<mixed> $suspension */
+    private function startWait(bool $read, EventLoop\Suspension $suspension): void
     {
-        // close() may have run while the fiber was suspended, cancelling the watchers.
-        if (!$this->closed) {
-            EventLoop::disable($watcherId);
+        if ($this->driver === null) {
+            EventLoop::enable($read ? $this->readId : $this->writeId);
+        } else {
+            \assert($suspension instanceof FiberSuspension);
+            $read ? $this->driver->awaitReadable($this->stream, $suspension) : $this->driver->awaitWritable($this->stream, $suspension);
+        }
+    }
+
+    /** @param EventLoop\Suspension<mixed> $suspension */
+    private function endWait(bool $read, EventLoop\Suspension $suspension): void
+    {
+        if ($this->driver === null) {
+            // close() may have run while the fiber was suspended, cancelling the watchers.
+            if (!$this->closed) {
+                EventLoop::disable($read ? $this->readId : $this->writeId);
+            }
+        } else {
+            \assert($suspension instanceof FiberSuspension);
+            $read ? $this->driver->abortReadWait($this->fd, $suspension) : $this->driver->abortWriteWait($this->fd, $suspension);
         }
         if ($read) {
             $this->waiters->reader = null;
         } else {
             $this->waiters->writer = null;
         }
+    }
+
+    /** Ends a wait early with $error (timeout, cancellation, close). */
+    private function wake(bool $read, \Throwable $error): void
+    {
+        $suspension = $read ? $this->waiters->reader : $this->waiters->writer;
+        if ($suspension === null) {
+            return;
+        }
+        if ($this->driver !== null) {
+            \assert($suspension instanceof FiberSuspension);
+            $stillWaiting = $read ? $this->driver->abortReadWait($this->fd, $suspension) : $this->driver->abortWriteWait($this->fd, $suspension);
+            if (!$stillWaiting) {
+                return; // readiness already resumed it
+            }
+        } else {
+            EventLoop::disable($read ? $this->readId : $this->writeId);
+        }
+        $read ? $this->waiters->wakeReader($error) : $this->waiters->wakeWriter($error);
     }
 }

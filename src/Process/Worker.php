@@ -4,13 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\Loop\DriverChoice;
 use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Psr\Log\LoggerInterface;
 use Revolt\EventLoop;
-use Revolt\EventLoop\DriverFactory;
 
 /**
  * The life of one forked worker: load the application from disk, serve on the listening socket
@@ -40,7 +40,7 @@ final class Worker
     {
         $this->leaveTheMastersSignalSetup();
         // A fresh loop: the master never started one, but a driver must not be shared with it either.
-        EventLoop::setDriver((new DriverFactory())->create());
+        EventLoop::setDriver(DriverChoice::create());
         \register_shutdown_function($this->reportFatalErrorAtBoot(...));
         OpcacheRefresh::invalidateChangedScripts();
 

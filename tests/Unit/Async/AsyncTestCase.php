@@ -5,10 +5,10 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Async;
 
 use Bobbin\Async\ErrorReporter;
+use Bobbin\Async\Loop\DriverChoice;
 use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop;
 use Revolt\EventLoop\Driver;
-use Revolt\EventLoop\Driver\StreamSelectDriver;
 
 /**
  * Gives every test a fresh event loop and collects what ErrorReporter receives, so a test that
@@ -25,7 +25,8 @@ abstract class AsyncTestCase extends TestCase
     {
         $this->previousDriver = EventLoop::getDriver();
         self::stopLoop();
-        EventLoop::setDriver(new StreamSelectDriver());
+        // BOBBIN_LOOP_DRIVER=revolt runs the same tests on Revolt's own driver.
+        EventLoop::setDriver(DriverChoice::create());
         $this->reported = [];
         ErrorReporter::setHandler(function (\Throwable $error, string $context): void {
             $this->reported[] = [$error, $context];

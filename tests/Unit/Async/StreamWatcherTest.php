@@ -7,6 +7,7 @@ namespace Bobbin\Tests\Unit\Async;
 use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\Loop\SelectDriver;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
@@ -14,13 +15,14 @@ use Revolt\EventLoop;
 
 final class StreamWatcherTest extends AsyncTestCase
 {
-    public function testOneWatcherServesManyWaitsWithTheSameTwoLoopCallbacks(): void
+    public function testOneWatcherServesManyWaitsWithoutACallbackPerWait(): void
     {
         [$server, $client] = $this->socketPair();
         $before = self::loopCallbacks();
         $watcher = new StreamWatcher($server);
         $withWatcher = self::loopCallbacks();
-        self::assertCount(\count($before) + 2, $withWatcher);
+        // Bobbin's driver takes the waits itself; on Revolt's, two callbacks serve every wait.
+        self::assertCount(\count($before) + (EventLoop::getDriver() instanceof SelectDriver ? 0 : 2), $withWatcher);
 
         $waits = 0;
         $reader = Async::run(static function () use ($watcher, $server, &$waits): string {
