@@ -70,7 +70,7 @@ final class StreamWatcher
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
-            $suspension = EventLoop::getSuspension();
+            $suspension = $this->driver->getSuspension();
             \assert($suspension instanceof FiberSuspension);
             if ($this->waiters->reader !== null) {
                 throw new \LogicException('Another fiber is already waiting to read this stream');
@@ -94,7 +94,7 @@ final class StreamWatcher
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
-            $suspension = EventLoop::getSuspension();
+            $suspension = $this->driver->getSuspension();
             \assert($suspension instanceof FiberSuspension);
             if ($this->waiters->writer !== null) {
                 throw new \LogicException('Another fiber is already waiting to write this stream');

@@ -11,6 +11,9 @@ use Revolt\EventLoop\Suspension;
  * at once: it queues the fiber for the loop, which resumes it directly, without the callback
  * fiber or a closure in between.
  *
+ * It holds its fiber weakly, and strongly only while suspended: whoever holds a suspension to
+ * wake it keeps the fiber alive, and an idle suspension kept for reuse keeps nothing alive.
+ *
  * @template T
  * @implements Suspension<T>
  * @internal
@@ -19,10 +22,15 @@ final class FiberSuspension implements Suspension
 {
     /** True between suspend() and the resume()/throw() that ends it. */
     public bool $pending = false;
+    /** @var \WeakReference<\Fiber<mixed, mixed, mixed, mixed>>|null */
+    public readonly ?\WeakReference $fiberRef;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
+    private ?\Fiber $suspendedFiber = null;
 
     /** @param \Fiber<mixed, mixed, mixed, mixed>|null $fiber */
-    public function __construct(private readonly SelectDriver $driver, private readonly ?\Fiber $fiber)
+    public function __construct(private readonly SelectDriver $driver, ?\Fiber $fiber)
     {
+        $this->fiberRef = $fiber === null ? null : \WeakReference::create($fiber);
     }
 
     public function suspend(): mixed
@@ -30,17 +38,21 @@ final class FiberSuspension implements Suspension
         if ($this->pending) {
             throw new \Error('Must call resume() or throw() before calling suspend() again');
         }
-        if (\Fiber::getCurrent() !== $this->fiber) {
+        $fiber = \Fiber::getCurrent();
+        if ($fiber !== $this->fiberRef?->get()) {
             throw new \Error('Must not call suspend() from another fiber');
         }
         $this->pending = true;
-        if ($this->fiber !== null) {
+        if ($fiber !== null) {
+            $this->suspendedFiber = $fiber;
             try {
                 return \Fiber::suspend();
             } catch (\FiberError $error) {
                 $this->pending = false;
 
                 throw $error;
+            } finally {
+                $this->suspendedFiber = null;
             }
         }
 
@@ -53,9 +65,9 @@ final class FiberSuspension implements Suspension
             throw new \Error('Must call suspend() before calling resume()');
         }
         $this->pending = false;
-        if ($this->fiber !== null) {
-            $this->driver->scheduleResume($this->fiber, $value);
-        } else {
+        if ($this->suspendedFiber !== null) {
+            $this->driver->scheduleResume($this->suspendedFiber, $value);
+        } elseif ($this->fiberRef === null) {
             $this->driver->interruptWith(static fn () => $value);
         }
     }
@@ -66,9 +78,9 @@ final class FiberSuspension implements Suspension
             throw new \Error('Must call suspend() before calling throw()');
         }
         $this->pending = false;
-        if ($this->fiber !== null) {
-            $this->driver->scheduleThrow($this->fiber, $throwable);
-        } else {
+        if ($this->suspendedFiber !== null) {
+            $this->driver->scheduleThrow($this->suspendedFiber, $throwable);
+        } elseif ($this->fiberRef === null) {
             $this->driver->interruptWith(static fn () => throw $throwable);
         }
     }

@@ -92,6 +92,8 @@ final class SelectDriver implements Driver
     private \WeakMap $suspensions;
     /** @var FiberSuspension<mixed>|null */
     private ?FiberSuspension $mainSuspension = null;
+    /** @var FiberSuspension<mixed>|null */
+    private ?FiberSuspension $lastSuspension = null;
 
     private bool $lastPollWasSmall = false;
     /** @var FiberSuspension<mixed>|null the waiter polling inline: readiness sets $inlineReady instead of resuming it */
@@ -219,14 +221,20 @@ final class SelectDriver implements Driver
         if ($fiber === null) {
             return $this->mainSuspension ??= new FiberSuspension($this, null);
         }
+        // The fiber that suspended last usually asks again (one connection, one request).
+        $last = $this->lastSuspension;
+        if ($last !== null && $last->fiberRef?->get() === $fiber) {
+            return $last;
+        }
         $suspension = ($this->suspensions[$fiber] ?? null)?->get();
         if ($suspension === null) {
             $suspension = new FiberSuspension($this, $fiber);
-            // Held weakly: the suspension holds its fiber, the map's key, which would never go.
+            // Held weakly: a suspended fiber's suspension holds the fiber, the map's own key,
+            // and PHP 8.2 never collects such a WeakMap entry.
             $this->suspensions[$fiber] = \WeakReference::create($suspension);
         }
 
-        return $suspension;
+        return $this->lastSuspension = $suspension;
     }
 
     // ---- Direct stream waits ---------------------------------------------------------------
@@ -276,14 +284,30 @@ final class SelectDriver implements Driver
      */
     public function waitReadable(mixed $stream, FiberSuspension $suspension): void
     {
-        $this->awaitReadable($stream, $suspension);
+        $fd = (int) $stream;
+        if (isset($this->readWaiters[$fd])) {
+            throw new \LogicException('Another fiber is already waiting to read this stream');
+        }
+        $this->readWaiters[$fd] = $suspension;
+        $this->readStreams[$fd] = $stream;
+        $this->referenced++;
         try {
-            if ($this->pollInline($suspension)) {
-                return;
+            if ($this->canPollInline()) {
+                $this->inlineWaiter = $suspension;
+                $this->tick();
+                $this->inlineWaiter = null;
+                if ($this->inlineReady) {
+                    $this->inlineReady = false;
+
+                    return;
+                }
             }
             $suspension->suspend();
         } finally {
-            $this->abortReadWait((int) $stream, $suspension);
+            $this->inlineWaiter = null;
+            if (isset($this->readWaiters[$fd])) {
+                $this->abortReadWait($fd, $suspension);
+            }
         }
     }
 
@@ -293,41 +317,38 @@ final class SelectDriver implements Driver
      */
     public function waitWritable(mixed $stream, FiberSuspension $suspension): void
     {
-        $this->awaitWritable($stream, $suspension);
+        $fd = (int) $stream;
+        if (isset($this->writeWaiters[$fd])) {
+            throw new \LogicException('Another fiber is already waiting to write this stream');
+        }
+        $this->writeWaiters[$fd] = $suspension;
+        $this->writeStreams[$fd] = $stream;
+        $this->referenced++;
         try {
-            if ($this->pollInline($suspension)) {
-                return;
+            if ($this->canPollInline()) {
+                $this->inlineWaiter = $suspension;
+                $this->tick();
+                $this->inlineWaiter = null;
+                if ($this->inlineReady) {
+                    $this->inlineReady = false;
+
+                    return;
+                }
             }
             $suspension->suspend();
         } finally {
-            $this->abortWriteWait((int) $stream, $suspension);
+            $this->inlineWaiter = null;
+            if (isset($this->writeWaiters[$fd])) {
+                $this->abortWriteWait($fd, $suspension);
+            }
         }
     }
 
-    /**
-     * Runs the loop's next poll in the calling fiber if the loop has nothing else to do first.
-     * Returns true when the poll found $suspension's own stream ready.
-     *
-     * @param FiberSuspension<mixed> $suspension
-     */
-    private function pollInline(FiberSuspension $suspension): bool
+    /** True when the loop's next step would be this very poll: nothing queued, nothing to hand over. */
+    private function canPollInline(): bool
     {
-        if (isset($this->queue[$this->queueHead]) || $this->pendingDefers !== [] || $this->interrupt !== null
-            || $this->stopped || $this->inlineWaiter !== null) {
-            return false;
-        }
-        $this->inlineWaiter = $suspension;
-        try {
-            $this->tick();
-        } finally {
-            $this->inlineWaiter = null;
-        }
-        if (!$this->inlineReady) {
-            return false;
-        }
-        $this->inlineReady = false;
-
-        return true;
+        return !isset($this->queue[$this->queueHead]) && $this->pendingDefers === [] && $this->inlineWaiter === null
+            && $this->interrupt === null && !$this->stopped;
     }
 
     /**
@@ -798,11 +819,9 @@ final class SelectDriver implements Driver
                 $timeout = 0.0;
             }
         }
-        if ($timeout === null) {
-            $next = $this->timers->peek();
-            if ($next !== null) {
-                $timeout = \max(0.0, $next - \hrtime(true) / 1e9);
-            }
+        $nextTimer = $this->timers->peek();
+        if ($timeout === null && $nextTimer !== null) {
+            $timeout = \max(0.0, $nextTimer - \hrtime(true) / 1e9);
         }
 
         if ($this->readStreams !== [] || $this->writeStreams !== []) {
@@ -828,7 +847,8 @@ final class SelectDriver implements Driver
                 $this->queueSignals();
             }
         }
-        if ($this->timers->peek() !== null) {
+        // No user code ran since the peek: no timer can have been added.
+        if ($nextTimer !== null) {
             $now = \hrtime(true) / 1e9;
             while (($watch = $this->timers->extract($now)) !== null) {
                 $watch->invokable = true;
