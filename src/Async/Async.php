@@ -30,6 +30,9 @@ final class Async
         /** @var FutureState<mixed> $state */
         $state = new FutureState();
         EventLoop::queue(static function () use ($state, $task, $args): void {
+            // Held for the task's lifetime: every wait of this fiber reuses one suspension
+            // instead of the loop creating (and dropping) one per wait.
+            $suspension = EventLoop::getSuspension();
             try {
                 $state->complete($task(...$args));
             } catch (Throwable $error) {

@@ -27,6 +27,13 @@ final class StreamWatcher
     private readonly string $readId;
     private readonly string $writeId;
     private bool $closed = false;
+    /**
+     * The suspension of the fiber that waited last: a connection's own fiber waits here again
+     * and again. It holds that fiber only weakly while idle.
+     *
+     * @var FiberSuspension<mixed>|null
+     */
+    private ?FiberSuspension $suspension = null;
 
     /** @param resource $stream */
     public function __construct(private $stream)
@@ -70,8 +77,10 @@ final class StreamWatcher
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
-            $suspension = $this->driver->getSuspension();
-            \assert($suspension instanceof FiberSuspension);
+            $suspension = $this->suspension;
+            if ($suspension === null || $suspension->fiberRef?->get() !== \Fiber::getCurrent()) {
+                $suspension = $this->suspension = $this->driver->fiberSuspension();
+            }
             if ($this->waiters->reader !== null) {
                 throw new \LogicException('Another fiber is already waiting to read this stream');
             }
@@ -94,8 +103,10 @@ final class StreamWatcher
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
-            $suspension = $this->driver->getSuspension();
-            \assert($suspension instanceof FiberSuspension);
+            $suspension = $this->suspension;
+            if ($suspension === null || $suspension->fiberRef?->get() !== \Fiber::getCurrent()) {
+                $suspension = $this->suspension = $this->driver->fiberSuspension();
+            }
             if ($this->waiters->writer !== null) {
                 throw new \LogicException('Another fiber is already waiting to write this stream');
             }

@@ -217,6 +217,16 @@ final class SelectDriver implements Driver
     /** @return Suspension<mixed> */
     public function getSuspension(): Suspension
     {
+        return $this->fiberSuspension();
+    }
+
+    /**
+     * getSuspension() with its concrete type, for the direct waits.
+     *
+     * @return FiberSuspension<mixed>
+     */
+    public function fiberSuspension(): FiberSuspension
+    {
         $fiber = \Fiber::getCurrent();
         if ($fiber === null) {
             return $this->mainSuspension ??= new FiberSuspension($this, null);
