@@ -26,7 +26,13 @@ if ($code !== 0) {
 }
 $daemonBinary = "$root/native/build/bobbin-ipcd";
 $cBench = "$root/native/build/bobbin-ipc-bench";
-$php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'memory_limit=1G', "$root/bench/ipc/php-client.php"];
+require_once "$root/vendor/autoload.php";
+// PHP runs as `bin/bobbin serve` runs it: opcache with the tracing JIT (Bobbin\Cli\OpcacheRelaunch).
+$phpSettings = [];
+foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
+    \array_push($phpSettings, '-d', "$name=$value");
+}
+$php = [\PHP_BINARY, ...$phpSettings, '-d', 'memory_limit=1G', "$root/bench/ipc/php-client.php"];
 
 /**
  * @param list<string> $extra
@@ -141,7 +147,7 @@ foreach ([\SIGINT, \SIGTERM, \SIGPIPE, \SIGHUP] as $signal) {
     \pcntl_signal($signal, static fn () => exit(130));
 }
 
-\printf("# IPC benchmark — %s, PHP %s (opcache on, JIT off), %d vCPUs, medians of %d runs, requests/s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, $cpus, $runs);
+\printf("# IPC benchmark — %s, PHP %s (%s), %d vCPUs, medians of %d runs, requests/s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, \implode(' ', \array_map(static fn ($k, $v) => "$k=$v", \array_keys(\Bobbin\Cli\OpcacheRelaunch::SETTINGS), \Bobbin\Cli\OpcacheRelaunch::SETTINGS)), $cpus, $runs);
 foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOptions]) {
     $daemon = startDaemon($daemonBinary, $daemonCpu, \array_merge(['--quiet'], $daemonOptions));
     $current = $daemon;

@@ -6,6 +6,7 @@ namespace Bobbin\Async\Loop;
 
 use Revolt\EventLoop\CallbackType;
 use Revolt\EventLoop\Driver;
+use Revolt\EventLoop\FiberLocal;
 use Revolt\EventLoop\InvalidCallbackError;
 use Revolt\EventLoop\Suspension;
 use Revolt\EventLoop\UncaughtThrowable;
@@ -563,9 +564,9 @@ final class SelectDriver implements Driver
 
     private function register(Watch $watch): string
     {
+        $this->activate($watch); // first: a signal handler that cannot be installed throws
         $this->watches[$watch->id] = $watch;
         $this->referenced++;
-        $this->activate($watch);
 
         return $watch->id;
     }
@@ -755,6 +756,9 @@ final class SelectDriver implements Driver
             $closure(...$args);
         } catch (\Throwable $exception) {
             $this->error($closure, $exception);
+        } finally {
+            // The callback fiber is shared: its fiber-local values must not reach the next one.
+            FiberLocal::clear();
         }
     }
 
@@ -785,6 +789,8 @@ final class SelectDriver implements Driver
             }
         } catch (\Throwable $exception) {
             $this->error($watch->closure, $exception);
+        } finally {
+            FiberLocal::clear();
         }
     }
 
