@@ -26,6 +26,7 @@ final class Context
     /** @var array<string, int> facts one experiment leaves for a later one (e.g. best pool size) */
     public array $facts = [];
     private ?string $supportCpus = null;
+    private ?string $crudLoadBinary = null;
 
     public function __construct(
         public readonly Options $options,
@@ -154,33 +155,79 @@ final class Context
     }
 
     /**
-     * The CRUD cycle with wrk (one thread per connection, see bench/wrk/crud.lua).
+     * The CRUD cycle with bench/loadgen's bobbin-crud-load: one thread, one epoll loop, the same
+     * cycle and RESULT line as bench/wrk/crud.lua. `wrk -t50 -c50` with that script spent
+     * ~45 µs of the load core per CRUD, which PostgreSQL shares, so it capped the benchmark.
      *
      * @return array<string, array{float, string}>
      */
     public function crudRun(Server $server, float $seconds, string $experiment, ?string $loadCpus): array
     {
-        $command = $this->pinned($loadCpus, ['wrk', '-t' . self::CRUD_CLIENTS, '-c' . self::CRUD_CLIENTS,
-            '-d' . (int) \ceil($seconds) . 's', '--timeout', '10s', '-s', $this->root() . '/bench/wrk/crud.lua',
-            $server->baseUrl(), '--', \uniqid('', false)]);
-        $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote(\array_slice($command, 0, -2))));
+        $command = $this->pinned($loadCpus, [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(),
+            '--connections=' . self::CRUD_CLIENTS, '--duration=' . (int) \ceil($seconds), '--timeout=10',
+            '--nonce=' . \uniqid('', false)]);
+        $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote(\array_slice($command, 0, -1))));
         $metered = $this->meter->run($server, $command, $seconds + 30.0);
-        $wrk = WrkResult::parse($metered->load->stdout);
-        $cycles = \max(1.0, $wrk->get('cycles'));
-        $wall = \max(0.001, $wrk->get('seconds'));
+        if ($metered->load->exitCode !== 0 || !\str_contains($metered->load->stdout, 'RESULT ')) {
+            throw new \RuntimeException(\sprintf("bobbin-crud-load failed (exit %d):\n%s%s", $metered->load->exitCode, $metered->load->stdout, $metered->load->stderr));
+        }
+        $load = WrkResult::parse($metered->load->stdout);
+        $cycles = \max(1.0, $load->get('cycles'));
+        $wall = \max(0.001, $load->get('seconds'));
 
         return [
-            'crud_per_s' => [$wrk->get('cycles') / $wall, 'CRUD/s'],
+            'crud_per_s' => [$load->get('cycles') / $wall, 'CRUD/s'],
             'cpu_us_per_crud' => [$metered->serverCpuSeconds * 1e6 / $cycles, 'µs'],
             'server_core_busy' => [100 * $metered->serverCpuSeconds / $wall, '%'],
             'load_cpu_us_per_crud' => [$metered->loadCpuSeconds * 1e6 / $cycles, 'µs'],
             'cpu1_busy' => [100 * ($metered->cpuBusy[(int) self::LOAD_CPU] ?? 0.0), '%'],
-            'p50_ms' => [$wrk->get('p50_ms'), 'ms'],
-            'p99_ms' => [$wrk->get('p99_ms'), 'ms'],
+            'p50_ms' => [$load->get('p50_ms'), 'ms'],
+            'p99_ms' => [$load->get('p99_ms'), 'ms'],
             'peak_pss_mb' => [$metered->peakPssKb / 1024, 'MiB'],
-            'failed_cycles' => [$wrk->get('failed_cycles'), 'cycles'],
-            'socket_errors' => [$wrk->get('socket_errors'), 'errors'],
+            'failed_cycles' => [$load->get('failed_cycles'), 'cycles'],
+            'socket_errors' => [$load->get('socket_errors'), 'errors'],
         ];
+    }
+
+    /**
+     * Path of bench/loadgen/build/bobbin-crud-load. `make` runs once per harness run: it builds
+     * the binary if it is missing and rebuilds it after an edit of crud.c, and costs nothing
+     * otherwise (as scripts/install-deps does for native/).
+     */
+    private function crudLoadGenerator(): string
+    {
+        if ($this->crudLoadBinary !== null) {
+            return $this->crudLoadBinary;
+        }
+        $directory = $this->root() . '/bench/loadgen';
+        // The compiler make will call: $CC if set, else make's default `cc` (gcc on Debian).
+        $compiler = \strtok((string) (\getenv('CC') ?: 'cc'), ' ');
+        foreach (['make', (string) $compiler] as $tool) {
+            if (!self::onPath($tool)) {
+                throw new \RuntimeException("building bench/loadgen needs `$tool` (gcc and make; scripts/install-deps installs them)");
+            }
+        }
+        $result = Shell::run(['make', '-s', '-C', $directory], null, 120.0);
+        $binary = $directory . '/build/bobbin-crud-load';
+        if ($result->exitCode !== 0 || !\is_executable($binary)) {
+            throw new \RuntimeException("building bench/loadgen failed (make -s -C bench/loadgen):\n" . \trim($result->stderr . $result->stdout));
+        }
+
+        return $this->crudLoadBinary = $binary;
+    }
+
+    private static function onPath(string $program): bool
+    {
+        if (\str_contains($program, '/')) {
+            return \is_executable($program);
+        }
+        foreach (\explode(':', (string) \getenv('PATH')) as $directory) {
+            if ($directory !== '' && \is_executable($directory . '/' . $program)) {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     /**

@@ -14,6 +14,11 @@ declare(strict_types=1);
  * 3. qps:   queries/s with 50 fibers over a pool of 50 vs pgbench -c 50 -M prepared running the
  *           same statement for the same time.
  *
+ * Placement, as in bench/run: this process (and pgbench) on CPU 0, PostgreSQL (postmaster and
+ * every backend) on CPU 1; PostgreSQL is unpinned again at the end. Client CPU per query depends
+ * on placement (a wake-up on the other CPU costs more than one on the same), so it is fixed.
+ * The CPU measurements are interleaved over --rounds rounds and the medians shown.
+ *
  * Prints a Markdown table; run it with opcache enabled for the CLI (opcache.enable_cli=1).
  */
 
@@ -24,7 +29,8 @@ use Bobbin\Postgres\PoolConfig;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
-$options = \getopt('', ['queries::', 'seconds::', 'only::']);
+$options = \getopt('', ['queries::', 'seconds::', 'only::', 'rounds::']);
+$rounds = \max(1, (int) ($options['rounds'] ?? 5));
 $queries = (int) ($options['queries'] ?? 20000);
 $seconds = (int) ($options['seconds'] ?? 10);
 $only = \explode(',', (string) ($options['only'] ?? 'sleep,cpu,qps'));
@@ -33,6 +39,18 @@ $dsn = \trim((string) \shell_exec(\escapeshellarg("$root/scripts/pg") . ' start 
 $table = 'pgbench_bobbin_items';
 $statement = "SELECT id, name, price, active FROM $table WHERE id = \$1";
 $rows = [];
+
+$cpus = (int) \trim((string) \shell_exec('nproc'));
+$postmaster = (int) \strtok((string) @\file_get_contents("$root/var/pg/data/postmaster.pid"), "\n");
+$pinPostgres = static function (string $cpuList) use ($postmaster): void {
+    // -a: every thread; backends started later inherit the postmaster's mask.
+    \shell_exec(\sprintf('for p in %d $(pgrep -P %d); do taskset -a -p -c %s "$p"; done >/dev/null 2>&1', $postmaster, $postmaster, $cpuList));
+};
+if ($cpus >= 2 && $postmaster > 0) {
+    \shell_exec(\sprintf('taskset -a -p -c 0 %d >/dev/null 2>&1', \getmypid()));
+    $pinPostgres('1');
+    \register_shutdown_function(static fn () => $pinPostgres('0-' . ($cpus - 1)));
+}
 
 $setup = \pg_connect($dsn, \PGSQL_CONNECT_FORCE_NEW);
 \pg_query($setup, "DROP TABLE IF EXISTS $table");
@@ -66,30 +84,45 @@ if (\in_array('cpu', $only, true)) {
         return ($cpu() - $before) / $queries * 1e6;
     };
     $params = static fn (int $i): int => $i % 1000 + 1;
-    $plain = $measure(static function (int $n) use ($blocking, $statement, $params): void {
-        for ($i = 0; $i < $n; $i++) {
-            \pg_fetch_all(\pg_query_params($blocking, $statement, [$params($i)]));
-        }
-    });
     \pg_prepare($blocking, 'bench', $statement);
-    $prepared = $measure(static function (int $n) use ($blocking, $params): void {
-        for ($i = 0; $i < $n; $i++) {
-            \pg_fetch_all(\pg_execute($blocking, 'bench', [$params($i)]));
-        }
-    });
     $pool = new ConnectionPool(PoolConfig::fromConnectionString($dsn, maxSize: 1));
-    $ours = $measure(static function (int $n) use ($pool, $statement, $params): void {
-        for ($i = 0; $i < $n; $i++) {
-            $pool->queryOne($statement, [$params($i)]);
-        }
-    });
-    $inFiber = $measure(static function (int $n) use ($pool, $statement, $params): void {
-        Async::run(static function () use ($n, $pool, $statement, $params): void {
+    $loops = [
+        'plain' => static function (int $n) use ($blocking, $statement, $params): void {
+            for ($i = 0; $i < $n; $i++) {
+                \pg_fetch_all(\pg_query_params($blocking, $statement, [$params($i)]));
+            }
+        },
+        'prepared' => static function (int $n) use ($blocking, $params): void {
+            for ($i = 0; $i < $n; $i++) {
+                \pg_fetch_all(\pg_execute($blocking, 'bench', [$params($i)]));
+            }
+        },
+        'ours' => static function (int $n) use ($pool, $statement, $params): void {
             for ($i = 0; $i < $n; $i++) {
                 $pool->queryOne($statement, [$params($i)]);
             }
-        })->await();
-    });
+        },
+        'inFiber' => static function (int $n) use ($pool, $statement, $params): void {
+            Async::run(static function () use ($n, $pool, $statement, $params): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $pool->queryOne($statement, [$params($i)]);
+                }
+            })->await();
+        },
+    ];
+    $samples = \array_fill_keys(\array_keys($loops), []);
+    for ($round = 0; $round < $rounds; $round++) {
+        foreach ($loops as $name => $loop) {
+            $samples[$name][] = $measure($loop);
+        }
+    }
+    $median = static function (array $values): float {
+        \sort($values);
+        $middle = \intdiv(\count($values), 2);
+
+        return \count($values) % 2 === 1 ? $values[$middle] : ($values[$middle - 1] + $values[$middle]) / 2;
+    };
+    ['plain' => $plain, 'prepared' => $prepared, 'ours' => $ours, 'inFiber' => $inFiber] = \array_map($median, $samples);
     $pool->close();
     $rows[] = ['client CPU per query: blocking pg_query_params loop', \sprintf('%.1f µs', $plain), 'baseline'];
     $rows[] = ['client CPU per query: blocking pg_execute (prepared) loop', \sprintf('%.1f µs', $prepared), ''];
@@ -127,7 +160,7 @@ if (\in_array('qps', $only, true)) {
     \chmod($script, 0644);
     $pgbench = \trim((string) \shell_exec('ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1')) . '/pgbench';
     $output = (string) \shell_exec(\sprintf(
-        'PGPASSWORD=bobbin %s -n -h %s -p %d -U bobbin -M prepared -c 50 -j 2 -T %d -f %s bobbin 2>&1',
+        'PGPASSWORD=bobbin taskset -c 0 %s -n -h %s -p %d -U bobbin -M prepared -c 50 -j 2 -T %d -f %s bobbin 2>&1',
         \escapeshellarg($pgbench),
         \escapeshellarg($host[1]),
         (int) $port[1],

@@ -78,7 +78,7 @@ final class StreamWatcher
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
             $suspension = $this->suspension;
-            if ($suspension === null || $suspension->fiberRef?->get() !== \Fiber::getCurrent()) {
+            if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {
                 $suspension = $this->suspension = $this->driver->fiberSuspension();
             }
             if ($this->waiters->reader !== null) {
@@ -104,7 +104,7 @@ final class StreamWatcher
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             $suspension = $this->suspension;
-            if ($suspension === null || $suspension->fiberRef?->get() !== \Fiber::getCurrent()) {
+            if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {
                 $suspension = $this->suspension = $this->driver->fiberSuspension();
             }
             if ($this->waiters->writer !== null) {

@@ -6,7 +6,8 @@ namespace Bobbin\Http;
 
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Nyholm\Psr7\ServerRequest;
+use Bobbin\Http\Message\ServerRequest;
+use Bobbin\Http\Message\StringStream;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamInterface;
 use Throwable;
@@ -25,8 +26,6 @@ final class Connection
     private const READ_BYTES = 65536;
     private const LINGER_SECONDS = 1.0;
     private const LINGER_MAX_BYTES = 1048576;
-    /** Target characters a URI keeps as they are (RFC 3986 unreserved, sub-delims, ":@/?%"). */
-    private const PLAIN_TARGET_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%";
 
     /** A fresh connection counts as idle until its first byte (a graceful stop may close it). */
     public ConnectionPhase $phase = ConnectionPhase::Idle;
@@ -263,54 +262,32 @@ final class Connection
         return true;
     }
 
-    /** @throws \InvalidArgumentException for a target or Host that is no valid URI */
+    /**
+     * The application's view of the request. Nothing is parsed or copied here: the request keeps
+     * the parser's parts and builds URI, query, cookies and body stream when first asked.
+     *
+     * @throws \InvalidArgumentException for a target or Host that is no valid URI
+     */
     private function buildRequest(RequestHead $head, string $body, float $now): ServerRequest
     {
-        $target = $head->target;
-        $host = $head->host === null || $head->host === '' ? $this->defaultAuthority : $head->host;
-        $absolute = $target[0] !== '/';
-        $uri = !$absolute ? 'http://' . $host . $target : ($target === '*' ? 'http://' . $host : $target);
         $params = $this->serverParams;
         $params['REQUEST_METHOD'] = $head->method;
-        $params['REQUEST_URI'] = $target;
+        $params['REQUEST_URI'] = $head->target;
         $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
         $params['REQUEST_TIME'] = (int) $now;
         $params['REQUEST_TIME_FLOAT'] = $now;
-        $request = new ServerRequest($head->method, $uri, $head->headers, $body === '' ? null : $body, $head->protocolVersion, $params);
-        $query = \strpos($target, '?');
-        if ($query !== false) {
-            $queryString = \substr($target, $query + 1);
-            $hash = \strpos($queryString, '#');
-            \parse_str($hash === false ? $queryString : \substr($queryString, 0, $hash), $queryParams);
-            $request = $request->withQueryParams($queryParams);
-        }
-        if ($head->cookie !== null) {
-            $request = $request->withCookieParams(self::parseCookies($head->cookie));
-        }
-        // The URI normalises percent-encoding; keep the target exactly as the client sent it.
-        if ($absolute || \strspn($target, self::PLAIN_TARGET_CHARS) !== \strlen($target)) {
-            $request = $request->withRequestTarget($target);
-        }
 
-        return $request;
-    }
-
-    /** @return array<string, string> */
-    private static function parseCookies(string $header): array
-    {
-        $cookies = [];
-        foreach (\explode(';', $header) as $pair) {
-            $equals = \strpos($pair, '=');
-            if ($equals === false) {
-                continue;
-            }
-            $name = \trim(\substr($pair, 0, $equals), " \t");
-            if ($name !== '' && !isset($cookies[$name])) {
-                $cookies[$name] = \urldecode(\trim(\trim(\substr($pair, $equals + 1), " \t"), '"'));
-            }
-        }
-
-        return $cookies;
+        return ServerRequest::fromParsed(
+            method: $head->method,
+            target: $head->target,
+            protocolVersion: $head->protocolVersion,
+            headers: $head->headers,
+            host: $head->host,
+            defaultAuthority: $this->defaultAuthority,
+            body: $body,
+            serverParams: $params,
+            cookie: $head->cookie,
+        );
     }
 
     /**
@@ -350,7 +327,7 @@ final class Connection
                     break;
             }
             foreach ($values as $value) {
-                // PSR-7 implementations other than nyholm's may let a line break through.
+                // Bobbin's and nyholm's messages refuse line breaks in values; other PSR-7 implementations may not.
                 if (\strpbrk($value, "\r\n") === false) {
                     $out .= $name . ': ' . $value . "\r\n";
                 }
@@ -363,7 +340,7 @@ final class Connection
             $out .= $this->server->serverHeaderLine;
         }
 
-        $stream = null;
+        $stream = $contents = null;
         $size = 0;
         $chunked = false;
         if ($status < 200 || $status === 204) {
@@ -377,7 +354,13 @@ final class Connection
             }
         } else {
             $stream = $response->getBody();
-            $size = $stream->getSize();
+            if ($stream instanceof StringStream) {
+                // Bobbin's own body: the string itself, no size/rewind/read round trip.
+                $contents = $stream->contents();
+                $size = \strlen($contents);
+            } else {
+                $size = $stream->getSize();
+            }
             if ($size !== null) {
                 $out .= 'Content-Length: ' . $size . "\r\n";
             } elseif ($head->protocolVersion === '1.1') {
@@ -397,6 +380,11 @@ final class Connection
 
         if ($stream === null || $size === 0) {
             $this->writeOrFail($out);
+
+            return $keepAlive;
+        }
+        if ($contents !== null && $size <= self::INLINE_BODY_BYTES) {
+            $this->writeOrFail($out . $contents);
 
             return $keepAlive;
         }

@@ -451,12 +451,31 @@ final class Connection implements Executor
                 }
             }
             $broken = false;
+            // PHP's pg_connection_busy() reads the socket (PQconsumeInput) before it answers, so
+            // each call costs a recv(). Right after a send that went out whole nothing can have
+            // arrived yet: wait first, and let that one call read the answer.
+            $waitFirst = $sent === true;
             while (true) {
-                while (!$broken && @\pg_connection_busy($handle)) {
-                    $watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
-                    // On failure, the results libpq still holds carry the reason (e.g. the
-                    // FATAL of a terminated backend); the socket is gone, so reading them never waits.
+                while (!$broken) {
+                    if ($waitFirst) {
+                        $waitFirst = false;
+                        $watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
+                    }
+                    if (!@\pg_connection_busy($handle)) {
+                        break;
+                    }
+                    // Still busy: only part of the answer is here, or the connection broke
+                    // (pg_connection_busy() cannot tell). On failure, the results libpq still
+                    // holds carry the reason (e.g. the FATAL of a terminated backend); the socket
+                    // is gone, so reading them never waits. This read may also bring in the rest
+                    // of the answer, which would then never make the socket readable again: look
+                    // before waiting.
                     $broken = !@\pg_consume_input($handle);
+                    // @phpstan-ignore booleanNot.alwaysFalse (each call reads the socket first: the answer can change)
+                    if ($broken || !@\pg_connection_busy($handle)) {
+                        break;
+                    }
+                    $watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
                 }
                 $next = @\pg_get_result($handle);
                 if ($next === false) {

@@ -10,8 +10,11 @@ use Bobbin\Apps\Aircraft\Http\AircraftController;
 use Bobbin\Apps\Aircraft\Http\JsonResponses;
 use Bobbin\Apps\Aircraft\Http\ProbeController;
 use Bobbin\Apps\Aircraft\Http\Routes;
+use Bobbin\Http\Message\MessageFactory;
 use Bobbin\Postgres\Executor;
 use Closure;
+use Psr\Http\Message\ResponseFactoryInterface;
+use Psr\Http\Message\StreamFactoryInterface;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -26,7 +29,15 @@ final class AircraftServices
         return new Container([
             Executor::class => static fn (): Executor => $database(),
             LoggerInterface::class => static fn (): LoggerInterface => $logger,
-            JsonResponses::class => static fn (): JsonResponses => new JsonResponses(),
+            // PSR-17: Bobbin's message classes, the cheapest for Bobbin to write, and just as
+            // good under PHP-FPM, where SapiRunner emits any PSR-7 response. One line to swap.
+            MessageFactory::class => static fn (): MessageFactory => new MessageFactory(),
+            ResponseFactoryInterface::class => static fn (Container $c): mixed => $c->get(MessageFactory::class),
+            StreamFactoryInterface::class => static fn (Container $c): mixed => $c->get(MessageFactory::class),
+            JsonResponses::class => static fn (Container $c): JsonResponses => new JsonResponses(
+                $c->get(ResponseFactoryInterface::class),
+                $c->get(StreamFactoryInterface::class),
+            ),
             AircraftRepository::class => static fn (Container $c): AircraftRepository => new AircraftRepository(
                 $c->get(Executor::class),
             ),

@@ -39,7 +39,7 @@ final class FiberSuspension implements Suspension
             throw new \Error('Must call resume() or throw() before calling suspend() again');
         }
         $fiber = \Fiber::getCurrent();
-        if ($fiber !== $this->fiberRef?->get()) {
+        if (!$this->belongsTo($fiber)) {
             throw new \Error('Must not call suspend() from another fiber');
         }
         $this->pending = true;
@@ -57,6 +57,17 @@ final class FiberSuspension implements Suspension
         }
 
         return $this->driver->runFromMain($this);
+    }
+
+    /**
+     * Whether this is $fiber's suspension ({main}'s for null). A fiber's suspension outlives the
+     * fiber only as an idle object; it never counts as {main}'s.
+     *
+     * @param \Fiber<mixed, mixed, mixed, mixed>|null $fiber
+     */
+    public function belongsTo(?\Fiber $fiber): bool
+    {
+        return $this->fiberRef === null ? $fiber === null : $fiber !== null && $this->fiberRef->get() === $fiber;
     }
 
     public function resume(mixed $value = null): void

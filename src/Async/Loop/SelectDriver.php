@@ -36,7 +36,6 @@ final class SelectDriver implements Driver
     private const RESUME = 0;
     private const THROW = 1;
     private const MICROTASK = 2;
-    private const CALLBACK = 3;
 
     private int $nextId = 0;
     /** @var array<string, Watch> */
@@ -68,13 +67,19 @@ final class SelectDriver implements Driver
     private int $referenced = 0;
 
     /**
-     * What to run, in order: [RESUME, Fiber, value], [THROW, Fiber, Throwable],
-     * [MICROTASK, Closure, args] or [CALLBACK, Watch].
+     * Run before anything else, in order: [RESUME, Fiber, value], [THROW, Fiber, Throwable] and
+     * [MICROTASK, Closure, args]. A callback's resumes and queue() calls run before the next
+     * callback, as Revolt promises.
      *
      * @var array<int, array{int, mixed, mixed}>
      */
-    private array $queue = [];
-    private int $queueHead = 0;
+    private array $microtasks = [];
+    private int $microtaskHead = 0;
+    /** @var array<int, Watch> callbacks whose event was seen, in order */
+    private array $callbacks = [];
+    private int $callbackHead = 0;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null the fiber the loop resumed last, while it runs */
+    private ?\Fiber $resumedFiber = null;
 
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     private ?\Fiber $loopFiber = null;
@@ -194,7 +199,7 @@ final class SelectDriver implements Driver
      */
     public function scheduleResume(\Fiber $fiber, mixed $value): void
     {
-        $this->queue[] = [self::RESUME, $fiber, $value];
+        $this->microtasks[] = [self::RESUME, $fiber, $value];
     }
 
     /**
@@ -203,7 +208,7 @@ final class SelectDriver implements Driver
      */
     public function scheduleThrow(\Fiber $fiber, \Throwable $throwable): void
     {
-        $this->queue[] = [self::THROW, $fiber, $throwable];
+        $this->microtasks[] = [self::THROW, $fiber, $throwable];
     }
 
     /**
@@ -234,7 +239,7 @@ final class SelectDriver implements Driver
         }
         // The fiber that suspended last usually asks again (one connection, one request).
         $last = $this->lastSuspension;
-        if ($last !== null && $last->fiberRef?->get() === $fiber) {
+        if ($last !== null && $last->belongsTo($fiber)) {
             return $last;
         }
         $suspension = ($this->suspensions[$fiber] ?? null)?->get();
@@ -355,11 +360,20 @@ final class SelectDriver implements Driver
         }
     }
 
-    /** True when the loop's next step would be this very poll: nothing queued, nothing to hand over. */
+    /**
+     * True when the loop's next step would be this very poll: nothing is queued, and the calling
+     * fiber gives control straight back to the loop when it suspends ({main}, the callback fiber,
+     * or a fiber the loop resumed; not a fiber some other code started or resumed).
+     */
     private function canPollInline(): bool
     {
-        return !isset($this->queue[$this->queueHead]) && $this->pendingDefers === [] && $this->inlineWaiter === null
-            && $this->interrupt === null && !$this->stopped;
+        if (isset($this->microtasks[$this->microtaskHead]) || isset($this->callbacks[$this->callbackHead])
+            || $this->pendingDefers !== [] || $this->inlineWaiter !== null || $this->interrupt !== null || $this->stopped) {
+            return false;
+        }
+        $fiber = \Fiber::getCurrent();
+
+        return $fiber === null || $fiber === $this->resumedFiber || $fiber === $this->callbackFiber;
     }
 
     /**
@@ -401,7 +415,7 @@ final class SelectDriver implements Driver
 
     public function queue(\Closure $closure, mixed ...$args): void
     {
-        $this->queue[] = [self::MICROTASK, $closure, $args];
+        $this->microtasks[] = [self::MICROTASK, $closure, $args];
     }
 
     public function defer(\Closure $closure): string
@@ -674,48 +688,64 @@ final class SelectDriver implements Driver
     }
 
     /**
-     * Runs everything queued. Fiber resumes happen right here in the loop fiber; closures and
-     * callbacks go to the callback fiber, which drains the rest of the queue itself.
+     * Runs everything queued: microtasks first, then each callback followed by the microtasks it
+     * queued. Fiber resumes happen right here in the loop fiber; closures and callbacks go to the
+     * callback fiber, which drains the rest of both queues itself.
      */
     private function drainQueue(): void
     {
-        while (isset($this->queue[$this->queueHead])) {
-            $entry = $this->queue[$this->queueHead];
-            if ($entry[0] === self::RESUME || $entry[0] === self::THROW) {
-                unset($this->queue[$this->queueHead]);
-                $this->queueHead++;
+        while (true) {
+            $entry = $this->microtasks[$this->microtaskHead] ?? null;
+            if ($entry !== null && $entry[0] !== self::MICROTASK) {
+                unset($this->microtasks[$this->microtaskHead]);
+                $this->microtaskHead++;
                 $this->resumeFiber($entry);
-            } else {
+            } elseif ($entry !== null || isset($this->callbacks[$this->callbackHead])) {
+                $entry = null;
                 $callbackFiber = $this->callbackFiber ??= new \Fiber($this->callbackBody);
                 $yielded = $callbackFiber->isStarted() ? $callbackFiber->resume() : $callbackFiber->start();
                 if ($yielded !== $this->drained) {
                     // A callback suspended this fiber (it became a task's fiber): use a new one.
                     $this->callbackFiber = null;
                 }
+            } else {
+                break;
             }
             if ($this->interrupt !== null) {
                 return;
             }
         }
-        $this->queue = [];
-        $this->queueHead = 0;
+        $this->microtasks = [];
+        $this->microtaskHead = 0;
+        $this->callbacks = [];
+        $this->callbackHead = 0;
     }
 
     private function runCallbackFiber(): void
     {
         $self = \Fiber::getCurrent();
         while (true) {
-            while (isset($this->queue[$this->queueHead])) {
-                $entry = $this->queue[$this->queueHead];
-                unset($this->queue[$this->queueHead]);
-                $this->queueHead++;
-                match ($entry[0]) {
-                    self::RESUME, self::THROW => $this->resumeFiber($entry),
-                    self::MICROTASK => $this->runMicrotask($entry[1], $entry[2]),
-                    default => $this->runCallback($entry[1]),
-                };
-                // Holding the entry while suspended would keep its closure's captures alive.
-                $entry = null;
+            while (true) {
+                if (isset($this->microtasks[$this->microtaskHead])) {
+                    $entry = $this->microtasks[$this->microtaskHead];
+                    unset($this->microtasks[$this->microtaskHead]);
+                    $this->microtaskHead++;
+                    if ($entry[0] === self::MICROTASK) {
+                        $this->runMicrotask($entry[1], $entry[2]);
+                    } else {
+                        $this->resumeFiber($entry);
+                    }
+                    // Holding the entry while suspended would keep its closure's captures alive.
+                    $entry = null;
+                } elseif (isset($this->callbacks[$this->callbackHead])) {
+                    $watch = $this->callbacks[$this->callbackHead];
+                    unset($this->callbacks[$this->callbackHead]);
+                    $this->callbackHead++;
+                    $this->runCallback($watch);
+                    $watch = null;
+                } else {
+                    break;
+                }
                 if ($this->callbackFiber !== $self) {
                     return; // this fiber was handed over to a task, which has now finished
                 }
@@ -735,6 +765,8 @@ final class SelectDriver implements Driver
         if ($fiber->isTerminated()) {
             return; // destroyed by the cycle collector while it waited
         }
+        $outer = $this->resumedFiber;
+        $this->resumedFiber = $fiber;
         try {
             if ($entry[0] === self::RESUME) {
                 $fiber->resume($entry[2]);
@@ -745,6 +777,8 @@ final class SelectDriver implements Driver
             }
         } catch (\Throwable $exception) {
             $this->error($fiber->resume(...), $exception);
+        } finally {
+            $this->resumedFiber = $outer;
         }
     }
 
@@ -762,9 +796,8 @@ final class SelectDriver implements Driver
         }
     }
 
-    private function runCallback(mixed $watch): void
+    private function runCallback(Watch $watch): void
     {
-        \assert($watch instanceof Watch);
         if (!$watch->invokable || !isset($this->watches[$watch->id])) {
             return; // disabled or cancelled after its event was seen
         }
@@ -823,7 +856,7 @@ final class SelectDriver implements Driver
         if ($this->pendingDefers !== []) {
             foreach ($this->pendingDefers as $watch) {
                 $watch->invokable = true;
-                $this->queue[] = [self::CALLBACK, $watch, null];
+                $this->callbacks[] = $watch;
             }
             $this->pendingDefers = [];
             $timeout = 0.0;
@@ -863,12 +896,12 @@ final class SelectDriver implements Driver
                 $this->queueSignals();
             }
         }
-        // No user code ran since the peek: no timer can have been added.
+        // Only loop code ran since the peek (a timer added by a foreign signal handler waits a tick).
         if ($nextTimer !== null) {
             $now = \hrtime(true) / 1e9;
             while (($watch = $this->timers->extract($now)) !== null) {
                 $watch->invokable = true;
-                $this->queue[] = [self::CALLBACK, $watch, null];
+                $this->callbacks[] = $watch;
             }
         }
     }
@@ -914,7 +947,7 @@ final class SelectDriver implements Driver
             }
             foreach ($this->readWatches[$fd] ?? [] as $watch) {
                 $watch->invokable = true;
-                $this->queue[] = [self::CALLBACK, $watch, null];
+                $this->callbacks[] = $watch;
             }
         }
         foreach ($write as $fd => $stream) {
@@ -933,7 +966,7 @@ final class SelectDriver implements Driver
             }
             foreach ($this->writeWatches[$fd] ?? [] as $watch) {
                 $watch->invokable = true;
-                $this->queue[] = [self::CALLBACK, $watch, null];
+                $this->callbacks[] = $watch;
             }
         }
     }
@@ -947,10 +980,52 @@ final class SelectDriver implements Driver
             return; // EINTR: a signal arrived; its callbacks are queued right after the poll
         }
         if (\str_contains($message, 'FD_SETSIZE')) {
-            throw new \Error('stream_select() cannot watch descriptors numbered 1024 or above (FD_SETSIZE); lower the open-file count per worker or run more workers. ' . $message);
+            $this->evictUnselectableStreams();
+
+            return;
         }
 
         throw new \Error('stream_select() failed: ' . $message);
+    }
+
+    /**
+     * A stream with a descriptor numbered 1024 or above makes every stream_select() fail
+     * (FD_SETSIZE), which would stop the whole loop. PHP does not tell descriptor numbers, so
+     * each watched stream is tried alone; those that fail leave the poll, and their waiters and
+     * callbacks get a DescriptorLimitException instead of the loop dying.
+     */
+    private function evictUnselectableStreams(): void
+    {
+        foreach ([true, false] as $reading) {
+            foreach ($reading ? $this->readStreams : $this->writeStreams as $fd => $stream) {
+                $read = $reading ? [$stream] : null;
+                $write = $reading ? null : [$stream];
+                $except = null;
+                if (@\stream_select($read, $write, $except, 0) !== false) {
+                    continue;
+                }
+                \error_clear_last();
+                $error = new DescriptorLimitException(
+                    'A stream\'s descriptor is numbered 1024 or above, which stream_select() cannot watch (FD_SETSIZE). '
+                    . 'Keep fewer connections open per worker (bin/bobbin serve --max-connections) or run more workers.',
+                );
+                $waiter = $reading ? ($this->readWaiters[$fd] ?? null) : ($this->writeWaiters[$fd] ?? null);
+                $watches = $reading ? ($this->readWatches[$fd] ?? []) : ($this->writeWatches[$fd] ?? []);
+                if ($reading) {
+                    unset($this->readStreams[$fd], $this->readWaiters[$fd]);
+                } else {
+                    unset($this->writeStreams[$fd], $this->writeWaiters[$fd]);
+                }
+                if ($waiter !== null) {
+                    $this->referenced--;
+                    $waiter->throw($error);
+                }
+                foreach ($watches as $watch) {
+                    $this->disable($watch->id);
+                    $this->error($watch->closure, $error);
+                }
+            }
+        }
     }
 
     private function queueSignals(): void
@@ -958,7 +1033,7 @@ final class SelectDriver implements Driver
         foreach ($this->caughtSignals as $signal) {
             foreach ($this->signalWatches[$signal] ?? [] as $watch) {
                 $watch->invokable = true;
-                $this->queue[] = [self::CALLBACK, $watch, null];
+                $this->callbacks[] = $watch;
             }
         }
         $this->caughtSignals = [];

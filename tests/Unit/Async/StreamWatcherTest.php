@@ -185,4 +185,28 @@ final class StreamWatcherTest extends AsyncTestCase
         $this->expectException(CancelledException::class);
         $cancelled->await();
     }
+
+    public function testAWatcherFirstUsedByAFiberThatHasEndedStillWakesMain(): void
+    {
+        [$server, $client] = $this->socketPair();
+        $watcher = new StreamWatcher($server);
+        // A task waits once on the watcher and ends: its fiber is gone, its suspension may linger.
+        $task = Async::run(static function () use ($watcher, $server): string {
+            $watcher->awaitReadable();
+
+            return (string) \fread($server, 10);
+        });
+        Async::run(static fn () => \fwrite($client, 'one'))->await();
+        self::assertSame('one', $task->await());
+        unset($task);
+        \gc_collect_cycles();
+
+        // Now {main} waits on the same watcher: it must be woken, not a dead fiber.
+        Async::run(static function () use ($client): void {
+            Async::delay(0.01);
+            \fwrite($client, 'two');
+        });
+        $watcher->awaitReadable();
+        self::assertSame('two', \fread($server, 10));
+    }
 }

@@ -4,20 +4,32 @@ declare(strict_types=1);
 
 namespace Bobbin\Apps\Aircraft\Http;
 
-use Nyholm\Psr7\Response;
+use Psr\Http\Message\ResponseFactoryInterface;
 use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\StreamFactoryInterface;
 
-/** Builds the application's responses; every error body is {"error": "..."} per the contract. */
+/**
+ * Builds the application's responses; every error body is {"error": "..."} per the contract.
+ * Through PSR-17 factories, so the application depends on no PSR-7 implementation: the
+ * container wires Bobbin's (Bobbin\Http\Message\MessageFactory), which the server writes
+ * fastest, and any other works the same.
+ */
 final class JsonResponses
 {
     private const FLAGS = \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE | \JSON_THROW_ON_ERROR;
+
+    public function __construct(
+        private readonly ResponseFactoryInterface $responses,
+        private readonly StreamFactoryInterface $streams,
+    ) {
+    }
 
     /** @param array<string, string> $headers */
     public function json(int $status, mixed $data, array $headers = []): ResponseInterface
     {
         $headers['Content-Type'] = 'application/json';
 
-        return new Response($status, $headers, \json_encode($data, self::FLAGS));
+        return $this->respond($status, $headers, \json_encode($data, self::FLAGS));
     }
 
     /**
@@ -36,11 +48,22 @@ final class JsonResponses
 
     public function text(int $status, string $text): ResponseInterface
     {
-        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8'], $text);
+        return $this->respond($status, ['Content-Type' => 'text/plain; charset=utf-8'], $text);
     }
 
     public function noContent(): ResponseInterface
     {
-        return new Response(204);
+        return $this->responses->createResponse(204);
+    }
+
+    /** @param array<string, string> $headers */
+    private function respond(int $status, array $headers, string $body): ResponseInterface
+    {
+        $response = $this->responses->createResponse($status)->withBody($this->streams->createStream($body));
+        foreach ($headers as $name => $value) {
+            $response = $response->withHeader($name, $value);
+        }
+
+        return $response;
     }
 }

@@ -1,0 +1,82 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Message;
+
+/**
+ * Validation of header fields set through the PSR-7 API (RFC 9110 §5): names are tokens,
+ * values have no control characters but HTAB. A CR or LF in either would let a value start a
+ * new header line or end the head (header injection), so both are refused outright.
+ *
+ * Regular expressions rather than strspn()/strcspn(): PHP runs those as a loop over the
+ * allowed characters for every byte (~0.2–0.3 µs for a typical name or value), while a JIT-
+ * compiled pattern takes ~0.03 µs — and this runs for every header of every response.
+ *
+ * @internal used by the message classes
+ */
+final class HeaderRules
+{
+    private function __construct()
+    {
+    }
+
+    /** RFC 9110 token (tchar): what header names and methods are made of. */
+    public static function isToken(string $value): bool
+    {
+        return \preg_match('/^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$/D', $value) === 1;
+    }
+
+    /** No control character but HTAB (obs-text, bytes from 0x80, is allowed as RFC 9110 does). */
+    public static function hasNoControlCharacters(string $value): bool
+    {
+        return \preg_match('/[\x00-\x08\x0a-\x1f\x7f]/', $value) === 0;
+    }
+
+    /** @throws \InvalidArgumentException */
+    public static function assertName(string $name): void
+    {
+        if (!self::isToken($name)) {
+            throw new \InvalidArgumentException('Header name "' . \addcslashes($name, "\0..\37\177..\377") . '" is not an RFC 9110 token');
+        }
+    }
+
+    /**
+     * One value or a non-empty list of them, as strings without surrounding whitespace (which
+     * RFC 9110 says is not part of the value). Numbers are accepted and converted, as other
+     * PSR-7 implementations do, so `withHeader('Content-Length', 42)` works.
+     *
+     * @return non-empty-list<string>
+     * @throws \InvalidArgumentException
+     */
+    public static function values(mixed $value): array
+    {
+        if (!\is_array($value)) {
+            return [self::value($value)];
+        }
+        if ($value === []) {
+            throw new \InvalidArgumentException('Header values must be a string or a non-empty array of strings');
+        }
+        $values = [];
+        foreach ($value as $one) {
+            $values[] = self::value($one);
+        }
+
+        return $values;
+    }
+
+    /** @throws \InvalidArgumentException */
+    private static function value(mixed $value): string
+    {
+        if (\is_int($value) || \is_float($value)) {
+            $value = (string) $value;
+        } elseif (!\is_string($value)) {
+            throw new \InvalidArgumentException('Header values must be strings or numbers, ' . \get_debug_type($value) . ' given');
+        }
+        if (!self::hasNoControlCharacters($value)) {
+            throw new \InvalidArgumentException('Header values must not contain control characters such as CR, LF or NUL');
+        }
+
+        return \trim($value, " \t");
+    }
+}

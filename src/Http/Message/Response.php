@@ -1,0 +1,92 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Message;
+
+use Bobbin\Http\StatusReason;
+use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\StreamInterface;
+
+/**
+ * An immutable PSR-7 response. A string body stays a string until getBody() is called and is
+ * then a StringStream, which the server writes without going through the stream API.
+ */
+final class Response implements ResponseInterface
+{
+    use MessageMethods;
+
+    private int $status;
+    private string $reasonPhrase;
+
+    /**
+     * @param array<string, string|int|float|list<string|int|float>> $headers name => value or values
+     * @param string $reasonPhrase '' for the standard phrase of $status
+     * @throws \InvalidArgumentException for a status outside 100–599 or an invalid header
+     */
+    public function __construct(
+        int $status = 200,
+        array $headers = [],
+        string|StreamInterface $body = '',
+        string $protocolVersion = '1.1',
+        string $reasonPhrase = '',
+    ) {
+        $this->setStatus($status, $reasonPhrase);
+        foreach ($headers as $name => $value) {
+            $name = (string) $name;
+            HeaderRules::assertName($name);
+            $lower = \strtolower($name);
+            if (isset($this->headerNames[$lower])) {
+                $stored = $this->headerNames[$lower];
+                $this->headers[$stored] = [...$this->headers[$stored], ...HeaderRules::values($value)];
+            } else {
+                $this->headers[$name] = HeaderRules::values($value);
+                $this->headerNames[$lower] = $name;
+            }
+        }
+        $this->headerNames ??= [];
+        if (\is_string($body)) {
+            $this->content = $body;
+        } else {
+            $this->body = $body;
+        }
+        if ($protocolVersion !== '1.1') {
+            $this->protocolVersion = self::validProtocolVersion($protocolVersion);
+        }
+    }
+
+    public function getStatusCode(): int
+    {
+        return $this->status;
+    }
+
+    public function getReasonPhrase(): string
+    {
+        return $this->reasonPhrase;
+    }
+
+    /** @throws \InvalidArgumentException for a status outside 100–599 or a reason with control characters */
+    public function withStatus(int $code, string $reasonPhrase = ''): static
+    {
+        $new = clone $this;
+        $new->setStatus($code, $reasonPhrase);
+
+        return $new;
+    }
+
+    /** @throws \InvalidArgumentException */
+    private function setStatus(int $code, string $reasonPhrase): void
+    {
+        if ($code < 100 || $code > 599) {
+            throw new \InvalidArgumentException("Status code $code is not between 100 and 599");
+        }
+        if ($reasonPhrase === '') {
+            $reasonPhrase = StatusReason::for($code);
+        } elseif (!HeaderRules::hasNoControlCharacters($reasonPhrase)) {
+            // It goes on the status line: a line break would forge headers.
+            throw new \InvalidArgumentException('The reason phrase must not contain control characters');
+        }
+        $this->status = $code;
+        $this->reasonPhrase = $reasonPhrase;
+    }
+}

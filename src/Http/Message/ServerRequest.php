@@ -1,0 +1,415 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Message;
+
+use Nyholm\Psr7\Uri;
+use Psr\Http\Message\ServerRequestInterface;
+use Psr\Http\Message\UploadedFileInterface;
+use Psr\Http\Message\UriInterface;
+
+/**
+ * An immutable PSR-7 server request that does work only when asked for it.
+ *
+ * The server builds it from what its parser already validated (fromParsed()): nothing is parsed
+ * or copied up front. The URI object is built on the first getUri(), query parameters on the
+ * first getQueryParams(), cookies on the first getCookieParams(), the body stream on the first
+ * getBody(), the case-insensitive header map on the first header lookup. A clone made by a
+ * with*() method before that point shares the raw parts and builds its own on demand.
+ *
+ * Applications (and MessageFactory) use create(), which validates like any PSR-7 constructor.
+ */
+final class ServerRequest implements ServerRequestInterface
+{
+    use MessageMethods;
+
+    private string $method = 'GET';
+    /** As received or as set; null: derived from the URI (origin-form of path and query). */
+    private ?string $requestTarget = null;
+    /** Whether the application chose the target with withRequestTarget(), so withUri() keeps it. */
+    private bool $targetChosen = false;
+    private ?UriInterface $uri = null;
+    /** The absolute URI to parse on the first getUri(). */
+    private string $uriSource = '';
+    /** @var array<array-key, mixed>|null */
+    private ?array $queryParams = null;
+    /** The target whose query string getQueryParams() parses. */
+    private string $querySource = '';
+    /** @var array<array-key, mixed>|null */
+    private ?array $cookieParams = null;
+    /** The Cookie header(s) as received, joined with "; ". */
+    private ?string $cookieSource = null;
+    /** @var array<array-key, mixed> */
+    private array $serverParams = [];
+    /** @var array<array-key, mixed> */
+    private array $uploadedFiles = [];
+    /** @var array<array-key, mixed>|object|null */
+    private array|object|null $parsedBody = null;
+    /** @var array<string, mixed> */
+    private array $attributes = [];
+
+    private function __construct()
+    {
+    }
+
+    /**
+     * The server's constructor, from parts its parser has validated already: method and header
+     * names are tokens, values carry no control characters, the target is non-empty visible
+     * ASCII in origin, absolute or asterisk form, the Host value has the shape of an authority.
+     * The target is kept exactly as sent: the URI object normalises percent-encoding, and
+     * applications that sign or proxy requests need the original.
+     *
+     * The URI is still parsed lazily, but when the authority is anything but a plain
+     * "name[:port]" — an IP literal, an odd port — or the target is in absolute form, it is
+     * parsed here, so that a URI no parser accepts throws now (the server answers 400) rather
+     * than in the middle of the application.
+     *
+     * @param array<string, list<string>> $headers names as sent, repeated fields as lists
+     * @param ?string $host the Host header, null when the request had none
+     * @param string $defaultAuthority the server's own address, for a missing or empty Host
+     * @param array<string, mixed> $serverParams
+     * @param ?string $cookie the Cookie header(s), joined with "; "
+     * @throws \InvalidArgumentException when target and authority make no valid URI
+     */
+    public static function fromParsed(
+        string $method,
+        string $target,
+        string $protocolVersion,
+        array $headers,
+        ?string $host,
+        string $defaultAuthority,
+        string $body = '',
+        array $serverParams = [],
+        ?string $cookie = null,
+    ): self {
+        $request = new self();
+        $request->method = $method;
+        $request->requestTarget = $target;
+        $request->querySource = $target;
+        $request->protocolVersion = $protocolVersion;
+        $request->headers = $headers;
+        $request->content = $body;
+        $request->serverParams = $serverParams;
+        $request->cookieSource = $cookie;
+
+        $authority = $host === null || $host === '' ? $defaultAuthority : $host;
+        if ($target[0] === '/') {
+            $request->uriSource = 'http://' . $authority . $target;
+            $parseNow = !self::isPlainAuthority($authority);
+        } elseif ($target === '*') {
+            $request->uriSource = 'http://' . $authority;
+            $parseNow = !self::isPlainAuthority($authority);
+        } else {
+            $request->uriSource = $target;
+            $parseNow = true; // absolute form, sent to proxies: rare, let the URI parser judge it
+        }
+        if ($parseNow) {
+            $request->getUri();
+        }
+        if ($host === null) {
+            // HTTP/1.0 without Host: give the application one, from the URI, as PSR-7 expects.
+            $request->setHostFromUri($request->getUri());
+        }
+
+        return $request;
+    }
+
+    /**
+     * A request built by the application or a PSR-17 factory; the Host header comes from the URI.
+     *
+     * @param array<string, mixed> $serverParams
+     * @throws \InvalidArgumentException for an invalid method or URI
+     */
+    public static function create(string $method, UriInterface|string $uri, array $serverParams = []): self
+    {
+        $request = new self();
+        $request->method = self::validMethod($method);
+        $request->uri = \is_string($uri) ? new Uri($uri) : $uri;
+        $request->serverParams = $serverParams;
+        $request->queryParams = $request->cookieParams = [];
+        $request->headerNames = [];
+        $request->setHostFromUri($request->uri);
+
+        return $request;
+    }
+
+    public function getRequestTarget(): string
+    {
+        if ($this->requestTarget !== null) {
+            return $this->requestTarget;
+        }
+        $uri = $this->getUri();
+        $target = $uri->getPath();
+        if ($target === '') {
+            $target = '/';
+        }
+        $query = $uri->getQuery();
+
+        return $query === '' ? $target : $target . '?' . $query;
+    }
+
+    /** @throws \InvalidArgumentException for an empty target or one with whitespace or control characters */
+    public function withRequestTarget(string $requestTarget): static
+    {
+        if ($requestTarget === '' || \strpbrk($requestTarget, " \t\r\n\0\x0b\x0c\x7f") !== false) {
+            throw new \InvalidArgumentException('A request target must be non-empty and contain no whitespace');
+        }
+        $new = clone $this;
+        $new->requestTarget = $requestTarget;
+        $new->targetChosen = true;
+
+        return $new;
+    }
+
+    public function getMethod(): string
+    {
+        return $this->method;
+    }
+
+    /** @throws \InvalidArgumentException for a method that is not an RFC 9110 token */
+    public function withMethod(string $method): static
+    {
+        $new = clone $this;
+        $new->method = self::validMethod($method);
+
+        return $new;
+    }
+
+    /** @throws \InvalidArgumentException only from fromParsed(), which parses any doubtful URI at once */
+    public function getUri(): UriInterface
+    {
+        return $this->uri ??= new Uri($this->uriSource);
+    }
+
+    /**
+     * A target received from the client follows the new URI from now on (the application moved
+     * the request); a target the application set with withRequestTarget() stays.
+     */
+    public function withUri(UriInterface $uri, bool $preserveHost = false): static
+    {
+        $new = clone $this;
+        $new->uri = $uri;
+        $new->uriSource = '';
+        if (!$this->targetChosen) {
+            $new->requestTarget = null;
+        }
+        if (!$preserveHost || $this->getHeaderLine('Host') === '') {
+            $new->setHostFromUri($uri);
+        }
+
+        return $new;
+    }
+
+    /** @return array<array-key, mixed> */
+    public function getServerParams(): array
+    {
+        return $this->serverParams;
+    }
+
+    /** @return array<array-key, mixed> */
+    public function getCookieParams(): array
+    {
+        return $this->cookieParams ??= $this->cookieSource === null ? [] : self::parseCookies($this->cookieSource);
+    }
+
+    /** @param array<array-key, mixed> $cookies */
+    public function withCookieParams(array $cookies): static
+    {
+        $new = clone $this;
+        $new->cookieParams = $cookies;
+
+        return $new;
+    }
+
+    /** @return array<array-key, mixed> */
+    public function getQueryParams(): array
+    {
+        return $this->queryParams ??= self::parseQuery($this->querySource);
+    }
+
+    /** @param array<array-key, mixed> $query */
+    public function withQueryParams(array $query): static
+    {
+        $new = clone $this;
+        $new->queryParams = $query;
+
+        return $new;
+    }
+
+    /** @return array<array-key, mixed> */
+    public function getUploadedFiles(): array
+    {
+        return $this->uploadedFiles;
+    }
+
+    /**
+     * @param array<array-key, mixed> $uploadedFiles a tree whose leaves are UploadedFileInterface
+     * @throws \InvalidArgumentException for any other leaf
+     */
+    public function withUploadedFiles(array $uploadedFiles): static
+    {
+        self::assertUploadedFiles($uploadedFiles);
+        $new = clone $this;
+        $new->uploadedFiles = $uploadedFiles;
+
+        return $new;
+    }
+
+    /** @return array<array-key, mixed>|object|null */
+    public function getParsedBody()
+    {
+        return $this->parsedBody;
+    }
+
+    /**
+     * @param array<array-key, mixed>|object|null $data
+     * @throws \InvalidArgumentException for anything but an array, an object or null
+     */
+    public function withParsedBody($data): static
+    {
+        if ($data !== null && !\is_array($data) && !\is_object($data)) {
+            throw new \InvalidArgumentException('A parsed body must be an array, an object or null, ' . \get_debug_type($data) . ' given');
+        }
+        $new = clone $this;
+        $new->parsedBody = $data;
+
+        return $new;
+    }
+
+    /** @return array<string, mixed> */
+    public function getAttributes(): array
+    {
+        return $this->attributes;
+    }
+
+    public function getAttribute(string $name, $default = null)
+    {
+        return \array_key_exists($name, $this->attributes) ? $this->attributes[$name] : $default;
+    }
+
+    public function withAttribute(string $name, $value): static
+    {
+        $new = clone $this;
+        $new->attributes[$name] = $value;
+
+        return $new;
+    }
+
+    public function withoutAttribute(string $name): static
+    {
+        if (!\array_key_exists($name, $this->attributes)) {
+            return $this;
+        }
+        $new = clone $this;
+        unset($new->attributes[$name]);
+
+        return $new;
+    }
+
+    /**
+     * True only for "name" or "name:port" with a port up to 65535 — what the URI parser is
+     * certain to accept. Brackets (IP literals), an empty name, long or large ports: false.
+     */
+    private static function isPlainAuthority(string $authority): bool
+    {
+        if ($authority === '' || \str_contains($authority, '[')) {
+            return false;
+        }
+        $colon = \strrpos($authority, ':');
+        if ($colon === false) {
+            return true;
+        }
+        if ($colon === 0) {
+            return false;
+        }
+        $port = \substr($authority, $colon + 1);
+
+        return $port === '' || (\strlen($port) <= 5 && \ctype_digit($port) && (int) $port <= 65535);
+    }
+
+    /** Sets Host from the URI's host and port, as the first header; a URI without host changes nothing. */
+    private function setHostFromUri(UriInterface $uri): void
+    {
+        $host = $uri->getHost();
+        if ($host === '') {
+            return;
+        }
+        $port = $uri->getPort();
+        if ($port !== null) {
+            $host .= ':' . $port;
+        }
+        $name = $this->headerNames()['host'] ?? 'Host';
+        unset($this->headers[$name]);
+        // RFC 9112 §3.2: a client sends Host first; keep it first here too.
+        $this->headers = [$name => [$host]] + $this->headers;
+        $this->headerNames['host'] = $name;
+    }
+
+    /** @throws \InvalidArgumentException */
+    private static function validMethod(string $method): string
+    {
+        if (!HeaderRules::isToken($method)) {
+            throw new \InvalidArgumentException('Invalid HTTP method "' . \addcslashes($method, "\0..\37\177..\377") . '"');
+        }
+
+        return $method;
+    }
+
+    /**
+     * The query of a request target as PHP would fill $_GET: the part after the first "?", up
+     * to a "#".
+     *
+     * @return array<array-key, mixed>
+     */
+    private static function parseQuery(string $target): array
+    {
+        $start = \strpos($target, '?');
+        if ($start === false) {
+            return [];
+        }
+        $query = \substr($target, $start + 1);
+        $hash = \strpos($query, '#');
+        \parse_str($hash === false ? $query : \substr($query, 0, $hash), $params);
+
+        return $params;
+    }
+
+    /**
+     * Cookie pairs as PHP would fill $_COOKIE for the common cases: "name=value" separated by
+     * ";", values URL-decoded and unquoted; the first of two equal names wins.
+     *
+     * @return array<string, string>
+     */
+    private static function parseCookies(string $header): array
+    {
+        $cookies = [];
+        foreach (\explode(';', $header) as $pair) {
+            $equals = \strpos($pair, '=');
+            if ($equals === false) {
+                continue;
+            }
+            $name = \trim(\substr($pair, 0, $equals), " \t");
+            if ($name !== '' && !isset($cookies[$name])) {
+                $cookies[$name] = \urldecode(\trim(\trim(\substr($pair, $equals + 1), " \t"), '"'));
+            }
+        }
+
+        return $cookies;
+    }
+
+    /**
+     * @param array<array-key, mixed> $files
+     * @throws \InvalidArgumentException
+     */
+    private static function assertUploadedFiles(array $files): void
+    {
+        foreach ($files as $file) {
+            if (\is_array($file)) {
+                self::assertUploadedFiles($file);
+            } elseif (!$file instanceof UploadedFileInterface) {
+                throw new \InvalidArgumentException('Uploaded files must be UploadedFileInterface instances (in nested arrays)');
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Unit\Http\Message;
+
+use Bobbin\Http\Message\Response;
+use Bobbin\Http\Message\StringStream;
+use Nyholm\Psr7\Stream;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+final class ResponseTest extends TestCase
+{
+    public function testADefaultResponseIsAnEmpty200Ok(): void
+    {
+        $response = new Response();
+
+        self::assertSame(200, $response->getStatusCode());
+        self::assertSame('OK', $response->getReasonPhrase());
+        self::assertSame([], $response->getHeaders());
+        self::assertSame('', (string) $response->getBody());
+        self::assertSame('1.1', $response->getProtocolVersion());
+    }
+
+    public function testTheReasonPhraseDefaultsToTheStandardOne(): void
+    {
+        self::assertSame('Not Found', (new Response(404))->getReasonPhrase());
+        self::assertSame('Content Too Large', (new Response(413))->getReasonPhrase());
+        self::assertSame('', (new Response(299))->getReasonPhrase(), 'no standard phrase');
+        self::assertSame('Gone Fishing', (new Response(410, [], '', '1.1', 'Gone Fishing'))->getReasonPhrase());
+    }
+
+    public function testWithStatusChangesStatusAndReasonOfACopy(): void
+    {
+        $response = new Response(200);
+        $moved = $response->withStatus(301);
+
+        self::assertSame(301, $moved->getStatusCode());
+        self::assertSame('Moved Permanently', $moved->getReasonPhrase());
+        self::assertSame('Elsewhere', $response->withStatus(302, 'Elsewhere')->getReasonPhrase());
+        self::assertSame(200, $response->getStatusCode());
+        self::assertSame('OK', $response->getReasonPhrase());
+    }
+
+    /** @return iterable<string, array{int}> */
+    public static function invalidStatuses(): iterable
+    {
+        yield 'below 100' => [99];
+        yield 'above 599' => [600];
+        yield 'zero' => [0];
+    }
+
+    #[DataProvider('invalidStatuses')]
+    public function testAStatusOutsideTheRangeIsRejectedByTheConstructor(int $status): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+
+        new Response($status);
+    }
+
+    #[DataProvider('invalidStatuses')]
+    public function testAStatusOutsideTheRangeIsRejectedByWithStatus(int $status): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+
+        (new Response())->withStatus($status);
+    }
+
+    public function testAReasonPhraseWithALineBreakIsRejected(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+
+        (new Response())->withStatus(200, "OK\r\nSet-Cookie: x=1");
+    }
+
+    public function testHeadersGivenToTheConstructorAreNormalisedToLists(): void
+    {
+        $response = new Response(201, ['Location' => '/items/1', 'Vary' => ['Accept', 'Origin'], 'Content-Length' => 0]);
+
+        self::assertSame(['Location' => ['/items/1'], 'Vary' => ['Accept', 'Origin'], 'Content-Length' => ['0']], $response->getHeaders());
+        self::assertSame('Accept, Origin', $response->getHeaderLine('vary'));
+    }
+
+    public function testAStringBodyBecomesAStringStream(): void
+    {
+        $body = (new Response(200, [], '{"ok":true}'))->getBody();
+
+        self::assertInstanceOf(StringStream::class, $body);
+        self::assertSame('{"ok":true}', $body->contents());
+        self::assertSame(11, $body->getSize());
+    }
+
+    public function testAnyStreamCanBeTheBody(): void
+    {
+        $stream = Stream::create('from nyholm');
+        $response = new Response(200, [], $stream);
+
+        self::assertSame($stream, $response->getBody());
+        $replaced = $response->withBody(new StringStream('replaced'));
+        self::assertSame('replaced', (string) $replaced->getBody());
+        self::assertSame($stream, $response->getBody());
+    }
+
+    public function testTheProtocolVersionCanBeChosen(): void
+    {
+        self::assertSame('1.0', (new Response(200, [], '', '1.0'))->getProtocolVersion());
+        self::assertSame('2', (new Response())->withProtocolVersion('2')->getProtocolVersion());
+
+        $this->expectException(\InvalidArgumentException::class);
+        new Response(200, [], '', 'one');
+    }
+}
