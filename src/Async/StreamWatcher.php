@@ -78,7 +78,9 @@ final class StreamWatcher
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
             $suspension = $this->suspension;
-            if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {
+            $fiber = \Fiber::getCurrent();
+            // FiberSuspension::belongsTo(), inlined: this runs on every wait.
+            if ($suspension === null || ($suspension->fiberRef === null ? $fiber !== null : ($fiber === null || $suspension->fiberRef->get() !== $fiber))) {
                 $suspension = $this->suspension = $this->driver->fiberSuspension();
             }
             if ($this->waiters->reader !== null) {
@@ -104,7 +106,9 @@ final class StreamWatcher
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             $suspension = $this->suspension;
-            if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {
+            $fiber = \Fiber::getCurrent();
+            // FiberSuspension::belongsTo(), inlined: this runs on every wait.
+            if ($suspension === null || ($suspension->fiberRef === null ? $fiber !== null : ($fiber === null || $suspension->fiberRef->get() !== $fiber))) {
                 $suspension = $this->suspension = $this->driver->fiberSuspension();
             }
             if ($this->waiters->writer !== null) {

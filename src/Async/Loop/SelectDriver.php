@@ -239,7 +239,7 @@ final class SelectDriver implements Driver
         }
         // The fiber that suspended last usually asks again (one connection, one request).
         $last = $this->lastSuspension;
-        if ($last !== null && $last->belongsTo($fiber)) {
+        if ($last !== null && $last->fiberRef?->get() === $fiber) {
             return $last;
         }
         $suspension = ($this->suspensions[$fiber] ?? null)?->get();
