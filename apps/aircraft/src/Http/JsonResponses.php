@@ -17,6 +17,18 @@ use Psr\Http\Message\StreamFactoryInterface;
 final class JsonResponses
 {
     private const FLAGS = \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE | \JSON_THROW_ON_ERROR;
+    private const JSON = 'application/json';
+    private const TEXT = 'text/plain; charset=utf-8';
+
+    /**
+     * Bodiless responses with status and Content-Type already set, one per pair used, built on
+     * first use: every response starts as one of them plus its body, which saves creating a
+     * response and validating the same header on every request. PSR-7 messages are immutable,
+     * so sharing is safe; these never leave this class and nobody reads their body stream.
+     *
+     * @var array<string, array<int, ResponseInterface>> content type => status => response
+     */
+    private array $heads = [];
 
     public function __construct(
         private readonly ResponseFactoryInterface $responses,
@@ -27,9 +39,7 @@ final class JsonResponses
     /** @param array<string, string> $headers */
     public function json(int $status, mixed $data, array $headers = []): ResponseInterface
     {
-        $headers['Content-Type'] = 'application/json';
-
-        return $this->respond($status, $headers, \json_encode($data, self::FLAGS));
+        return $this->respond($status, self::JSON, \json_encode($data, self::FLAGS), $headers);
     }
 
     /**
@@ -48,7 +58,7 @@ final class JsonResponses
 
     public function text(int $status, string $text): ResponseInterface
     {
-        return $this->respond($status, ['Content-Type' => 'text/plain; charset=utf-8'], $text);
+        return $this->respond($status, self::TEXT, $text);
     }
 
     public function noContent(): ResponseInterface
@@ -56,10 +66,12 @@ final class JsonResponses
         return $this->responses->createResponse(204);
     }
 
-    /** @param array<string, string> $headers */
-    private function respond(int $status, array $headers, string $body): ResponseInterface
+    /** @param array<string, string> $headers further headers, such as Location */
+    private function respond(int $status, string $contentType, string $body, array $headers = []): ResponseInterface
     {
-        $response = $this->responses->createResponse($status)->withBody($this->streams->createStream($body));
+        $head = $this->heads[$contentType][$status]
+            ??= $this->responses->createResponse($status)->withHeader('Content-Type', $contentType);
+        $response = $head->withBody($this->streams->createStream($body));
         foreach ($headers as $name => $value) {
             $response = $response->withHeader($name, $value);
         }
