@@ -36,7 +36,8 @@ final class Server
         \Revolt\EventLoop\Internal\StreamReadableCallback::class, \Revolt\EventLoop\Internal\StreamWritableCallback::class,
         \Revolt\EventLoop\Internal\TimerCallback::class, \Revolt\EventLoop\Internal\DeferCallback::class,
         Message\ServerRequest::class, Message\Response::class, Message\StringStream::class, Message\HeaderRules::class,
-        // The URI class behind ServerRequest::getUri(); nyholm's Stream and Response for applications that use them.
+        Message\Uri::class,
+        // nyholm's Uri, Stream and Response for applications that use them.
         \Nyholm\Psr7\Uri::class, \Nyholm\Psr7\Stream::class, \Nyholm\Psr7\Response::class,
     ];
     /** File descriptors left for the application (files, database connections) below the limit. */

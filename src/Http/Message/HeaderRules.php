@@ -17,8 +17,34 @@ namespace Bobbin\Http\Message;
  */
 final class HeaderRules
 {
+    /**
+     * A value that is valid and needs no trimming: no control character but HTAB, and neither
+     * starts nor ends with whitespace. Most values are like that, so one match settles them.
+     */
+    private const CLEAN_VALUE = '/^(?:[^\x00-\x20\x7f](?:[^\x00-\x08\x0a-\x1f\x7f]*[^\x00-\x20\x7f])?)?$/D';
+    /** Names are the application's own (a handful); the bound only keeps a runaway caller from growing it. */
+    private const KNOWN_NAMES_LIMIT = 512;
+
+    /**
+     * Header names found valid so far => their lower case. An application sets the same few
+     * names on every response; each is checked once per process, not once per withHeader().
+     *
+     * @var array<string, string>
+     */
+    private static array $knownNames = [];
+
     private function __construct()
     {
+    }
+
+    /**
+     * $name in lower case, for the case-insensitive map, once it is known to be a token.
+     *
+     * @throws \InvalidArgumentException
+     */
+    public static function lowerName(string $name): string
+    {
+        return self::$knownNames[$name] ?? self::learnName($name);
     }
 
     /** RFC 9110 token (tchar): what header names and methods are made of. */
@@ -51,6 +77,9 @@ final class HeaderRules
      */
     public static function values(mixed $value): array
     {
+        if (\is_string($value) && \preg_match(self::CLEAN_VALUE, $value) === 1) {
+            return [$value];
+        }
         if (!\is_array($value)) {
             return [self::value($value)];
         }
@@ -63,6 +92,17 @@ final class HeaderRules
         }
 
         return $values;
+    }
+
+    /** @throws \InvalidArgumentException */
+    private static function learnName(string $name): string
+    {
+        self::assertName($name);
+        if (\count(self::$knownNames) >= self::KNOWN_NAMES_LIMIT) {
+            self::$knownNames = [];
+        }
+
+        return self::$knownNames[$name] = \strtolower($name);
     }
 
     /** @throws \InvalidArgumentException */

@@ -16,16 +16,29 @@ use Psr\Http\Message\UriInterface;
 
 /**
  * PSR-17 factories for Bobbin's message classes. In-memory streams are StringStreams (which the
- * server writes without the stream API); streams over files or resources and URIs come from
+ * server writes without the stream API); streams over files or resources come from
  * nyholm/psr7, which does those well and is not on the hot path.
  */
 final class MessageFactory implements ResponseFactoryInterface, StreamFactoryInterface, UriFactoryInterface, ServerRequestFactoryInterface
 {
     private ?Psr17Factory $nyholm = null;
+    /**
+     * One empty response per status code, cloned for every createResponse(): responses are
+     * immutable, and a clone copies the properties without running the constructor's checks
+     * and look-ups again.
+     *
+     * @var array<int, Response>
+     */
+    private array $prototypes = [];
 
+    /** @throws \InvalidArgumentException for a status outside 100–599 or a reason with control characters */
     public function createResponse(int $code = 200, string $reasonPhrase = ''): ResponseInterface
     {
-        return new Response($code, [], '', '1.1', $reasonPhrase);
+        if ($reasonPhrase !== '') {
+            return new Response($code, [], '', '1.1', $reasonPhrase);
+        }
+
+        return clone ($this->prototypes[$code] ??= new Response($code));
     }
 
     public function createStream(string $content = ''): StreamInterface
@@ -43,9 +56,10 @@ final class MessageFactory implements ResponseFactoryInterface, StreamFactoryInt
         return $this->nyholm()->createStreamFromResource($resource);
     }
 
+    /** @throws \InvalidArgumentException for a string that is no URI reference */
     public function createUri(string $uri = ''): UriInterface
     {
-        return $this->nyholm()->createUri($uri);
+        return new Uri($uri);
     }
 
     /** @param array<string, mixed> $serverParams */

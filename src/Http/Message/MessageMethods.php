@@ -72,11 +72,10 @@ trait MessageMethods
     /** @throws \InvalidArgumentException for an invalid name or value */
     public function withHeader(string $name, $value): static
     {
-        HeaderRules::assertName($name);
+        $lower = HeaderRules::lowerName($name);
         $values = HeaderRules::values($value);
-        $lower = \strtolower($name);
         $new = clone $this;
-        $names = $new->headerNames();
+        $names = $new->headerNames ?? $new->headerNames();
         if (isset($names[$lower])) {
             unset($new->headers[$names[$lower]]);
         }
@@ -89,11 +88,10 @@ trait MessageMethods
     /** @throws \InvalidArgumentException for an invalid name or value */
     public function withAddedHeader(string $name, $value): static
     {
-        HeaderRules::assertName($name);
+        $lower = HeaderRules::lowerName($name);
         $values = HeaderRules::values($value);
-        $lower = \strtolower($name);
         $new = clone $this;
-        $names = $new->headerNames();
+        $names = $new->headerNames ?? $new->headerNames();
         if (isset($names[$lower])) {
             $stored = $names[$lower];
             $new->headers[$stored] = [...$new->headers[$stored], ...$values];

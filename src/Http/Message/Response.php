@@ -34,8 +34,7 @@ final class Response implements ResponseInterface
         $this->setStatus($status, $reasonPhrase);
         foreach ($headers as $name => $value) {
             $name = (string) $name;
-            HeaderRules::assertName($name);
-            $lower = \strtolower($name);
+            $lower = HeaderRules::lowerName($name);
             if (isset($this->headerNames[$lower])) {
                 $stored = $this->headerNames[$lower];
                 $this->headers[$stored] = [...$this->headers[$stored], ...HeaderRules::values($value)];

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Message;
 
-use Nyholm\Psr7\Uri;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Message\UploadedFileInterface;
 use Psr\Http\Message\UriInterface;
@@ -30,8 +29,9 @@ final class ServerRequest implements ServerRequestInterface
     /** Whether the application chose the target with withRequestTarget(), so withUri() keeps it. */
     private bool $targetChosen = false;
     private ?UriInterface $uri = null;
-    /** The absolute URI to parse on the first getUri(). */
-    private string $uriSource = '';
+    /** The authority ("host[:port]") and origin-form target the first getUri() builds the URI from. */
+    private string $uriAuthority = '';
+    private string $uriTarget = '';
     /** @var array<array-key, mixed>|null */
     private ?array $queryParams = null;
     /** The target whose query string getQueryParams() parses. */
@@ -49,6 +49,13 @@ final class ServerRequest implements ServerRequestInterface
     /** @var array<string, mixed> */
     private array $attributes = [];
 
+    /**
+     * The authority last found valid. A keep-alive client, and usually every client, sends the
+     * same Host request after request; checking it once per process instead of once per request
+     * is what "validate nothing twice" means here.
+     */
+    private static string $validAuthority = '';
+
     private function __construct()
     {
     }
@@ -60,10 +67,9 @@ final class ServerRequest implements ServerRequestInterface
      * The target is kept exactly as sent: the URI object normalises percent-encoding, and
      * applications that sign or proxy requests need the original.
      *
-     * The URI is still parsed lazily, but when the authority is anything but a plain
-     * "name[:port]" — an IP literal, an odd port — or the target is in absolute form, it is
-     * parsed here, so that a URI no parser accepts throws now (the server answers 400) rather
-     * than in the middle of the application.
+     * The URI is built lazily, but the authority is checked here (the parser checked its shape,
+     * not its port) and an absolute-form target is parsed here, so that a URI no parser accepts
+     * throws now (the server answers 400) rather than in the middle of the application.
      *
      * @param array<string, list<string>> $headers names as sent, repeated fields as lists
      * @param ?string $host the Host header, null when the request had none
@@ -93,19 +99,17 @@ final class ServerRequest implements ServerRequestInterface
         $request->serverParams = $serverParams;
         $request->cookieSource = $cookie;
 
-        $authority = $host === null || $host === '' ? $defaultAuthority : $host;
-        if ($target[0] === '/') {
-            $request->uriSource = 'http://' . $authority . $target;
-            $parseNow = !self::isPlainAuthority($authority);
-        } elseif ($target === '*') {
-            $request->uriSource = 'http://' . $authority;
-            $parseNow = !self::isPlainAuthority($authority);
+        if ($target[0] === '/' || $target === '*') {
+            $authority = $host === null || $host === '' ? $defaultAuthority : $host;
+            if ($authority !== self::$validAuthority) {
+                Uri::assertRequestAuthority($authority);
+                self::$validAuthority = $authority;
+            }
+            $request->uriAuthority = $authority;
+            $request->uriTarget = $target === '*' ? '' : $target;
         } else {
-            $request->uriSource = $target;
-            $parseNow = true; // absolute form, sent to proxies: rare, let the URI parser judge it
-        }
-        if ($parseNow) {
-            $request->getUri();
+            // Absolute form, sent to proxies: rare; the URI is the target, judged now.
+            $request->uri = new Uri($target);
         }
         if ($host === null) {
             // HTTP/1.0 without Host: give the application one, from the URI, as PSR-7 expects.
@@ -176,10 +180,10 @@ final class ServerRequest implements ServerRequestInterface
         return $new;
     }
 
-    /** @throws \InvalidArgumentException only from fromParsed(), which parses any doubtful URI at once */
+    /** Built on the first call from what fromParsed() checked already, so it cannot fail. */
     public function getUri(): UriInterface
     {
-        return $this->uri ??= new Uri($this->uriSource);
+        return $this->uri ??= Uri::fromRequest($this->uriAuthority, $this->uriTarget);
     }
 
     /**
@@ -190,7 +194,6 @@ final class ServerRequest implements ServerRequestInterface
     {
         $new = clone $this;
         $new->uri = $uri;
-        $new->uriSource = '';
         if (!$this->targetChosen) {
             $new->requestTarget = null;
         }
@@ -305,27 +308,6 @@ final class ServerRequest implements ServerRequestInterface
         unset($new->attributes[$name]);
 
         return $new;
-    }
-
-    /**
-     * True only for "name" or "name:port" with a port up to 65535 — what the URI parser is
-     * certain to accept. Brackets (IP literals), an empty name, long or large ports: false.
-     */
-    private static function isPlainAuthority(string $authority): bool
-    {
-        if ($authority === '' || \str_contains($authority, '[')) {
-            return false;
-        }
-        $colon = \strrpos($authority, ':');
-        if ($colon === false) {
-            return true;
-        }
-        if ($colon === 0) {
-            return false;
-        }
-        $port = \substr($authority, $colon + 1);
-
-        return $port === '' || (\strlen($port) <= 5 && \ctype_digit($port) && (int) $port <= 65535);
     }
 
     /** Sets Host from the URI's host and port, as the first header; a URI without host changes nothing. */
