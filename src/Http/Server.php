@@ -9,10 +9,12 @@ use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
+use Bobbin\Async\Loop\SelectDriver;
 use Bobbin\Async\Timer;
 use Closure;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
+use Revolt\EventLoop;
 
 /**
  * One HTTP/1.1 server on the current event loop: accepts connections on one listening socket
@@ -415,11 +417,15 @@ final class Server
     /**
      * --max-connections, lowered if the process's descriptor limit could not hold that many
      * connections plus a reserve, so the limit is met by not accepting rather than by failing.
+     * On Bobbin's stream_select() driver the limit is also what select() can watch (1,024).
      */
     private function connectionsTheDescriptorLimitAllows(): int
     {
         $limits = \function_exists('posix_getrlimit') ? \posix_getrlimit() : false;
         $soft = \is_array($limits) ? ($limits['soft openfiles'] ?? 'unlimited') : 'unlimited';
+        if (EventLoop::getDriver() instanceof SelectDriver) {
+            $soft = \is_numeric($soft) ? \min((int) $soft, SelectDriver::SELECTABLE_DESCRIPTORS) : SelectDriver::SELECTABLE_DESCRIPTORS;
+        }
         if (!\is_numeric($soft)) {
             return $this->config->maxConnections;
         }

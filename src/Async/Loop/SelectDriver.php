@@ -33,6 +33,12 @@ use Revolt\EventLoop\UnsupportedFeatureException;
  */
 final class SelectDriver implements Driver
 {
+    /**
+     * stream_select() watches descriptors below this only (PHP's FD_SETSIZE on Linux): a process
+     * on this driver can use no more, whatever its open-files limit.
+     */
+    public const SELECTABLE_DESCRIPTORS = 1024;
+
     private const RESUME = 0;
     private const THROW = 1;
     private const MICROTASK = 2;

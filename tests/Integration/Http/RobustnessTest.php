@@ -163,6 +163,20 @@ final class RobustnessTest extends TestCase
         }
     }
 
+    public function testMoreConnectionsThanSelectCanWatchAreCappedAtStart(): void
+    {
+        $server = ServerProcess::start(['--max-connections=5000', '--workers=1'], fileLimit: 4096);
+        try {
+            $client = new RawClient($server->address);
+            $client->send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+            self::assertSame(200, $client->readResponse()['status'] ?? null);
+            $client->close();
+            self::assertMatchesRegularExpression('/open-files limit \(1024\) allows only \d{3} connections; --max-connections lowered from 5000/', $server->log());
+        } finally {
+            self::assertSame(0, $server->stop());
+        }
+    }
+
     public function testALowFileDescriptorLimitCapsConnectionsInsteadOfFailing(): void
     {
         $server = ServerProcess::start(['--max-connections=1000'], fileLimit: 32);
