@@ -14,7 +14,11 @@ declare(strict_types=1);
  */
 
 $root = \dirname(__DIR__, 2);
-$options = \getopt('', ['runs:', 'quick', 'noise-wait:']);
+$options = \getopt('', ['runs:', 'quick', 'noise-wait:', 'help']);
+if (isset($options['help'])) {
+    echo "usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20]\n";
+    exit(0);
+}
 $runs = (int) ($options['runs'] ?? 5);
 $noiseWait = (float) ($options['noise-wait'] ?? 20);
 $quick = isset($options['quick']);
