@@ -306,64 +306,52 @@ final class SelectDriver implements Driver
      */
     public function waitReadable(mixed $stream, FiberSuspension $suspension): void
     {
-        $fd = (int) $stream;
-        if (isset($this->readWaiters[$fd])) {
-            throw new \LogicException('Another fiber is already waiting to read this stream');
-        }
-        $this->readWaiters[$fd] = $suspension;
-        $this->readStreams[$fd] = $stream;
-        $this->referenced++;
+        $this->awaitReadable($stream, $suspension);
         try {
-            if ($this->canPollInline()) {
-                $this->inlineWaiter = $suspension;
-                $this->tick();
-                $this->inlineWaiter = null;
-                if ($this->inlineReady) {
-                    $this->inlineReady = false;
-
-                    return;
-                }
-            }
-            $suspension->suspend();
+            $this->suspendUntilWoken($suspension);
         } finally {
-            $this->inlineWaiter = null;
-            if (isset($this->readWaiters[$fd])) {
-                $this->abortReadWait($fd, $suspension);
-            }
+            $this->abortReadWait((int) $stream, $suspension);
         }
     }
 
     /**
+     * waitReadable() for writability.
+     *
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension the current fiber's
      */
     public function waitWritable(mixed $stream, FiberSuspension $suspension): void
     {
-        $fd = (int) $stream;
-        if (isset($this->writeWaiters[$fd])) {
-            throw new \LogicException('Another fiber is already waiting to write this stream');
-        }
-        $this->writeWaiters[$fd] = $suspension;
-        $this->writeStreams[$fd] = $stream;
-        $this->referenced++;
+        $this->awaitWritable($stream, $suspension);
         try {
-            if ($this->canPollInline()) {
-                $this->inlineWaiter = $suspension;
-                $this->tick();
-                $this->inlineWaiter = null;
-                if ($this->inlineReady) {
-                    $this->inlineReady = false;
-
-                    return;
-                }
-            }
-            $suspension->suspend();
+            $this->suspendUntilWoken($suspension);
         } finally {
-            $this->inlineWaiter = null;
-            if (isset($this->writeWaiters[$fd])) {
-                $this->abortWriteWait($fd, $suspension);
+            $this->abortWriteWait((int) $stream, $suspension);
+        }
+    }
+
+    /**
+     * Polls inline when the loop would poll next anyway and returns if that found the
+     * registered stream ready; suspends otherwise.
+     *
+     * @param FiberSuspension<mixed> $suspension
+     */
+    private function suspendUntilWoken(FiberSuspension $suspension): void
+    {
+        if ($this->canPollInline()) {
+            $this->inlineWaiter = $suspension;
+            try {
+                $this->tick();
+            } finally {
+                $this->inlineWaiter = null;
+                $ready = $this->inlineReady;
+                $this->inlineReady = false;
+            }
+            if ($ready) {
+                return;
             }
         }
+        $suspension->suspend();
     }
 
     /**
