@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Unit\Async;
 
 use Bobbin\Async\ErrorReporter;
 use Bobbin\Async\Loop\DriverChoice;
+use Bobbin\Tests\Support\Async\SocketPairs;
 use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop;
 use Revolt\EventLoop\Driver;
@@ -17,6 +18,8 @@ use Revolt\EventLoop\Driver;
  */
 abstract class AsyncTestCase extends TestCase
 {
+    use SocketPairs;
+
     /** @var list<array{\Throwable, string}> */
     protected array $reported = [];
     private Driver $previousDriver;
@@ -75,24 +78,6 @@ abstract class AsyncTestCase extends TestCase
         $this->reported = [];
 
         return $reported;
-    }
-
-    /**
-     * Two connected non-blocking in-process sockets. Keep both ends in variables: once one end
-     * is freed the other reads EOF, which counts as readable.
-     *
-     * @return array{resource, resource}
-     */
-    protected function socketPair(): array
-    {
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertIsArray($pair);
-        foreach ($pair as $socket) {
-            \stream_set_blocking($socket, false);
-            \stream_set_read_buffer($socket, 0);
-        }
-
-        return $pair;
     }
 
     /** @return list<string> */

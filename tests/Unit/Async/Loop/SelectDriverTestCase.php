@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Unit\Async\Loop;
 
 use Bobbin\Async\Loop\FiberSuspension;
 use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Tests\Support\Async\SocketPairs;
 use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop;
 use Revolt\EventLoop\Driver;
@@ -18,6 +19,8 @@ use Revolt\EventLoop\Driver;
  */
 abstract class SelectDriverTestCase extends TestCase
 {
+    use SocketPairs;
+
     protected SelectDriver $driver;
     private Driver $previousDriver;
 
@@ -53,24 +56,6 @@ abstract class SelectDriverTestCase extends TestCase
         self::assertInstanceOf(FiberSuspension::class, $suspension);
 
         return $suspension;
-    }
-
-    /**
-     * Two connected non-blocking in-process sockets. Keep both ends in variables: once one end
-     * is freed the other reads EOF, which counts as readable.
-     *
-     * @return array{resource, resource}
-     */
-    protected static function socketPair(): array
-    {
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertIsArray($pair);
-        foreach ($pair as $socket) {
-            \stream_set_blocking($socket, false);
-            \stream_set_read_buffer($socket, 0);
-        }
-
-        return $pair;
     }
 
     /** Seconds since $startedNs (an hrtime(true) reading). */
