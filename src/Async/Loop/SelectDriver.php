@@ -871,7 +871,7 @@ final class SelectDriver implements Driver
             if ($this->lastPollWasSmall && $timeout !== 0.0) {
                 // Poll batching: let a few more events arrive, then take them in one poll.
                 $pause = $timeout === null ? $this->batchDelay : \min($timeout, $this->batchDelay);
-                \usleep((int) ($pause * 1e6));
+                \usleep((int) ($pause * 1e6)); // the loop's own wait: blocking is allowed here
                 if ($timeout !== null) {
                     $timeout = \max(0.0, $timeout - $pause);
                 }
@@ -879,9 +879,9 @@ final class SelectDriver implements Driver
             $this->poll($timeout);
         } elseif ($timeout === null) {
             // Only signal callbacks keep the loop alive: sleep until one arrives.
-            \usleep(1_000_000);
+            \usleep(1_000_000); // the loop's own wait (a signal ends it): blocking is allowed here
         } elseif ($timeout > 0) {
-            \usleep((int) \ceil($timeout * 1e6));
+            \usleep((int) \ceil($timeout * 1e6)); // the loop's own wait for a timer: blocking is allowed here
         }
 
         if ($this->signalWatches !== []) {

@@ -4,8 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Http;
 
-use Bobbin\Async\Async;
-use Bobbin\Async\Future;
 use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\Message\Response;
 use Bobbin\Http\Message\ServerRequest;
@@ -13,6 +11,7 @@ use Bobbin\Http\Message\StringStream;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Tests\Support\Http\FiberHttpClient;
 use PHPUnit\Framework\TestCase;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
@@ -65,24 +64,7 @@ final class BobbinMessagesTest extends TestCase
     {
         $address = $this->server->address();
 
-        return Async::run(static function () use ($address, $bytes): string {
-            $client = \stream_socket_client('tcp://' . $address, $code, $message, 5.0);
-            self::assertNotFalse($client);
-            \stream_set_blocking($client, false);
-            \fwrite($client, $bytes);
-            $response = '';
-            while (true) {
-                Async::awaitReadable($client, 10.0);
-                $data = \fread($client, 65536);
-                if ($data === '' || $data === false) {
-                    break;
-                }
-                $response .= $data;
-            }
-            \fclose($client);
-
-            return $response;
-        })->await();
+        return FiberHttpClient::exchange($address, $bytes)->await();
     }
 
     /** @return array{string, string} head and body */

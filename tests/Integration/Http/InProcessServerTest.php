@@ -10,6 +10,7 @@ use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Tests\Support\Http\FiberHttpClient;
 use Nyholm\Psr7\Response;
 use PHPUnit\Framework\TestCase;
 use Psr\Http\Message\ResponseInterface;
@@ -44,24 +45,7 @@ final class InProcessServerTest extends TestCase
      */
     private static function request(string $address, string $bytes): Future
     {
-        return Async::run(static function () use ($address, $bytes): string {
-            $client = \stream_socket_client('tcp://' . $address, $code, $message, 5.0);
-            self::assertNotFalse($client);
-            \stream_set_blocking($client, false);
-            \fwrite($client, $bytes);
-            $response = '';
-            while (true) {
-                Async::awaitReadable($client, 10.0);
-                $data = \fread($client, 65536);
-                if ($data === '' || $data === false) {
-                    break;
-                }
-                $response .= $data;
-            }
-            \fclose($client);
-
-            return $response;
-        });
+        return FiberHttpClient::exchange($address, $bytes);
     }
 
     public function testAServerOnAPreboundSocketServesFibersOfTheSameLoopAndStopsGracefully(): void
