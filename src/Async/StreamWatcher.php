@@ -77,21 +77,7 @@ final class StreamWatcher
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
-            $suspension = $this->suspension;
-            $fiber = \Fiber::getCurrent();
-            // FiberSuspension::belongsTo(), inlined: this runs on every wait.
-            if ($suspension === null || ($suspension->fiberRef === null ? $fiber !== null : ($fiber === null || $suspension->fiberRef->get() !== $fiber))) {
-                $suspension = $this->suspension = $this->driver->fiberSuspension();
-            }
-            if ($this->waiters->reader !== null) {
-                throw new \LogicException('Another fiber is already waiting to read this stream');
-            }
-            $this->waiters->reader = $suspension;
-            try {
-                $this->driver->waitReadable($this->stream, $suspension);
-            } finally {
-                $this->waiters->reader = null;
-            }
+            $this->awaitDirectly($this->driver, true);
 
             return;
         }
@@ -105,21 +91,7 @@ final class StreamWatcher
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
         if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
-            $suspension = $this->suspension;
-            $fiber = \Fiber::getCurrent();
-            // FiberSuspension::belongsTo(), inlined: this runs on every wait.
-            if ($suspension === null || ($suspension->fiberRef === null ? $fiber !== null : ($fiber === null || $suspension->fiberRef->get() !== $fiber))) {
-                $suspension = $this->suspension = $this->driver->fiberSuspension();
-            }
-            if ($this->waiters->writer !== null) {
-                throw new \LogicException('Another fiber is already waiting to write this stream');
-            }
-            $this->waiters->writer = $suspension;
-            try {
-                $this->driver->waitWritable($this->stream, $suspension);
-            } finally {
-                $this->waiters->writer = null;
-            }
+            $this->awaitDirectly($this->driver, false);
 
             return;
         }
@@ -140,6 +112,33 @@ final class StreamWatcher
         $error = new StreamClosedException('The stream was closed while a fiber waited on it');
         $this->wake(true, $error);
         $this->wake(false, $error);
+    }
+
+    /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
+    private function awaitDirectly(SelectDriver $driver, bool $read): void
+    {
+        $suspension = $this->suspension;
+        if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {
+            $suspension = $this->suspension = $driver->fiberSuspension();
+        }
+        if (($read ? $this->waiters->reader : $this->waiters->writer) !== null) {
+            throw new \LogicException(\sprintf('Another fiber is already waiting to %s this stream', $read ? 'read' : 'write'));
+        }
+        if ($read) {
+            $this->waiters->reader = $suspension;
+            try {
+                $driver->waitReadable($this->stream, $suspension);
+            } finally {
+                $this->waiters->reader = null;
+            }
+        } else {
+            $this->waiters->writer = $suspension;
+            try {
+                $driver->waitWritable($this->stream, $suspension);
+            } finally {
+                $this->waiters->writer = null;
+            }
+        }
     }
 
     private function await(bool $read, ?float $timeout, ?Cancellation $cancellation): void

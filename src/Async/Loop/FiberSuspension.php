@@ -39,8 +39,7 @@ final class FiberSuspension implements Suspension
             throw new \Error('Must call resume() or throw() before calling suspend() again');
         }
         $fiber = \Fiber::getCurrent();
-        // belongsTo(), inlined: this runs on every wait.
-        if ($this->fiberRef === null ? $fiber !== null : ($fiber === null || $this->fiberRef->get() !== $fiber)) {
+        if (!$this->belongsTo($fiber)) {
             throw new \Error('Must not call suspend() from another fiber');
         }
         $this->pending = true;

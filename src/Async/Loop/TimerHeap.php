@@ -62,11 +62,6 @@ final class TimerHeap
         return $top;
     }
 
-    public function count(): int
-    {
-        return \count($this->heap);
-    }
-
     private function moveUp(int $index): void
     {
         $heap = &$this->heap;
