@@ -122,14 +122,33 @@ final class Context
      */
     public function repeat(string $experiment, string $variant, \Closure $once): void
     {
-        [$noisy, $postmaster] = $this->prepare($variant);
-        $this->progress->status("$variant: warm-up");
-        $once((float) $this->options->warmupSeconds);
+        $this->repeatInTurns([[$experiment, $variant, $once]]);
+    }
+
+    /**
+     * repeat() for several variants measured in turns: a warm-up of each, then run 1 of every
+     * variant, then run 2 of every variant, and so on. A ratio between them then compares runs
+     * seconds apart rather than experiments minutes apart, on a machine whose neighbours come and
+     * go (back-to-back pgbench runs here differed by up to 25 %).
+     *
+     * @param list<array{string, string, \Closure(float $seconds): array<string, array{float, string}>}> $variants
+     *        experiment, variant, one run
+     */
+    public function repeatInTurns(array $variants): void
+    {
+        $names = \implode(' + ', \array_map(static fn (array $v): string => $v[1], $variants));
+        [$noisy, $postmaster] = $this->prepare($names);
+        foreach ($variants as [, $variant, $once]) {
+            $this->progress->status("$variant: warm-up");
+            $once((float) $this->options->warmupSeconds);
+        }
         for ($rep = 1; $rep <= $this->options->repetitions; $rep++) {
-            $this->progress->status("$variant: run $rep/{$this->options->repetitions}");
-            [$metrics, $restarted] = $this->attempt($once, (float) $this->options->durationSeconds, $experiment, $variant, $postmaster);
-            foreach ($metrics as $metric => [$value, $unit]) {
-                $this->results->add(new Sample($experiment, $variant, $metric, $unit, $rep, $value, $noisy || $restarted));
+            foreach ($variants as [$experiment, $variant, $once]) {
+                $this->progress->status("$variant: run $rep/{$this->options->repetitions}");
+                [$metrics, $restarted] = $this->attempt($once, (float) $this->options->durationSeconds, $experiment, $variant, $postmaster);
+                foreach ($metrics as $metric => [$value, $unit]) {
+                    $this->results->add(new Sample($experiment, $variant, $metric, $unit, $rep, $value, $noisy || $restarted));
+                }
             }
         }
     }
@@ -156,13 +175,14 @@ final class Context
 
     /**
      * The CRUD cycle with bench/loadgen's bobbin-crud-load: one thread, one epoll loop, the same
-     * cycle and RESULT line as bench/wrk/crud.lua. `wrk -t50 -c50` with that script spent
+     * cycle and RESULT line as bench/wrk/crud.lua, on a freshly reset aircraft table. `wrk -t50 -c50` with that script spent
      * ~45 µs of the load core per CRUD, which PostgreSQL shares, so it capped the benchmark.
      *
      * @return array<string, array{float, string}>
      */
     public function crudRun(Server $server, float $seconds, string $experiment, ?string $loadCpus): array
     {
+        $this->database->resetCrudTable();
         $command = $this->pinned($loadCpus, [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(),
             '--connections=' . self::CRUD_CLIENTS, '--duration=' . (int) \ceil($seconds), '--timeout=10',
             '--nonce=' . \uniqid('', false)]);

@@ -13,9 +13,10 @@ use Bobbin\Bench\Server\FpmServer;
 use Bobbin\Bench\Server\Server;
 
 /**
- * (2) CRUD cycles/s with 50 clients, the server on one core: Bobbin, then nginx + PHP-FPM
- * with a connection per request and with persistent connections, each at its best
- * pm.max_children, then any peers.
+ * (2) CRUD cycles/s with 50 clients, the server on one core: Bobbin as shipped (opcache and the
+ * tracing JIT), Bobbin with opcache alone, and the database ceiling (pgbench -M prepared, the
+ * same statements and clients) measured in turns; then nginx + PHP-FPM with a connection per
+ * request and with persistent connections, each at its best pm.max_children; then any peers.
  */
 final class CrudExperiment implements Experiment
 {
@@ -38,23 +39,14 @@ final class CrudExperiment implements Experiment
         $points = \count($o->crudChildren());
         $sweep = $points === 1 ? 0 : $points * (\min(2, $o->warmupSeconds) + $o->sweepSeconds + 3);
 
-        return (1 + 2 + \count($o->peers)) * $measured + 2 * $sweep;
+        return (3 + 2 + \count($o->peers)) * $measured + 2 * $sweep;
     }
 
     public function run(Context $context): void
     {
         $context->pinSupport(Context::LOAD_CPU);
         $root = $context->root();
-        $server = BobbinServer::start($root, 'bobbin', 'apps/aircraft/server.php', Context::SERVER_CPU, 1, [
-            'DATABASE_URL' => $context->database->url('bobbin-bench-bobbin'),
-            'DATABASE_POOL_MAX' => (string) self::POOL_MAX,
-        ], '/health');
-        $context->results->command(self::NAME, $server->command());
-        try {
-            $this->measure($context, $server);
-        } finally {
-            $server->stop();
-        }
+        $this->measureBobbinAndCeiling($context);
 
         foreach ([false, true] as $persistent) {
             $variant = $persistent ? 'fpm-persistent' : 'fpm';
@@ -89,13 +81,45 @@ final class CrudExperiment implements Experiment
         }
     }
 
+    /**
+     * The pgbench ceiling is measured here too, in turns with Bobbin, because the target compares
+     * the two and the machine's speed drifts between experiments.
+     */
+    private function measureBobbinAndCeiling(Context $context): void
+    {
+        $env = [
+            'DATABASE_URL' => $context->database->url('bobbin-bench-bobbin'),
+            'DATABASE_POOL_MAX' => (string) self::POOL_MAX,
+        ];
+        $servers = [];
+        try {
+            foreach (['bobbin' => [], 'bobbin-no-jit' => BobbinServer::NO_JIT_FLAGS] as $name => $flags) {
+                $server = BobbinServer::start($context->root(), $name, 'apps/aircraft/server.php', Context::SERVER_CPU, 1, $env, '/health', $flags);
+                $servers[] = $server;
+                $context->results->command(self::NAME, $server->command());
+            }
+            $turns = \array_map(
+                fn (Server $server): array => [self::NAME, $server->name(), $this->crudRunOf($context, $server)],
+                $servers,
+            );
+            $turns[] = [self::NAME, 'pgbench-prepared', static fn (float $s): array => CeilingExperiment::pgbenchRun($context, 'prepared', $s, self::NAME)];
+            $context->repeatInTurns($turns);
+        } finally {
+            foreach ($servers as $server) {
+                $server->stop();
+            }
+        }
+    }
+
+    /** @return \Closure(float): array<string, array{float, string}> */
+    private function crudRunOf(Context $context, Server $server): \Closure
+    {
+        return static fn (float $s): array => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU);
+    }
+
     private function measure(Context $context, Server $server): void
     {
-        $context->repeat(
-            self::NAME,
-            $server->name(),
-            static fn (float $s): array => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU),
-        );
+        $context->repeat(self::NAME, $server->name(), $this->crudRunOf($context, $server));
     }
 
     private function bestChildren(Context $context, string $variant, bool $persistent): int

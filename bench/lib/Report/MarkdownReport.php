@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Bench\Report;
 
 use Bobbin\Bench\Context;
+use Bobbin\Bench\Experiment\CeilingExperiment;
 use Bobbin\Bench\Experiment\CrudExperiment;
 use Bobbin\Bench\Results;
 use Bobbin\Bench\Sample;
@@ -190,7 +191,7 @@ final class MarkdownReport
         $md[] = \sprintf('- **Repetition.** Each variant gets a warm-up run (%d s, discarded) and then %d measured runs of %d s; tables show the median with min–max in parentheses. Ratios compare medians of this one run only.', $i->warmupSeconds, $i->repetitions, $i->durationSeconds);
         $md[] = \sprintf('- **Noise.** Before each variant the harness measures how busy the whole machine is from `/proc/stat` over 1 s; above %d %% it waits (bounded) and, if the machine stays busy, measures anyway and marks the figures ⚠ / "noisy".', (int) ($i->noiseThreshold * 100));
         $md[] = \sprintf('- **nginx + PHP-FPM.** `apps/aircraft/fpm/ctl` (nginx 1 worker, FastCGI keep-alive over a unix socket, `pm = static`, opcache on, `validate_timestamps=0`). `pm.max_children` is swept (one %d s run per value after a short warm-up; the sweep tables below) and the best value is then measured like every other variant — once with a PostgreSQL connection per request and once with `--persistent` (`DATABASE_PERSISTENT=1`, meant to keep one `pg_pconnect` connection per child; the CRUD notes say whether it was in effect, counted in `pg_stat_activity` after the run).', $i->sweepSeconds);
-        $md[] = '- **Bobbin.** `php ' . \implode(' ', BobbinServer::PHP_FLAGS) . ' bin/bobbin serve …` (opcache for the CLI, as FPM has it), one process, `DATABASE_POOL_MAX=' . CrudExperiment::POOL_MAX . '` for CRUD.';
+        $md[] = '- **Bobbin.** `php bin/bobbin serve …` as shipped: it relaunches itself once with opcache and the tracing JIT (`Bobbin\\Cli\\OpcacheRelaunch::SETTINGS`); one process, `DATABASE_POOL_MAX=' . CrudExperiment::POOL_MAX . '` for CRUD. The `bobbin-no-jit` CRUD variant starts it as `php ' . \implode(' ', BobbinServer::NO_JIT_FLAGS) . ' bin/bobbin serve …`: opcache alone, no relaunch, as PHP-FPM runs by default (opcache on, JIT off). In the `crud` experiment `bobbin`, `bobbin-no-jit` and `pgbench-prepared` (the database ceiling the target compares with) are measured in turns (a warm-up of each, then run 1 of each, run 2 of each, …), and before every CRUD or pgbench run the `aircraft` table is reset (rows left by earlier runs deleted, `VACUUM (FULL, ANALYZE)`), so no run inherits the dead rows of the runs before it.';
         $md[] = '- **Load.** CRUD: `bench/loadgen/build/bobbin-crud-load --connections=' . Context::CRUD_CLIENTS . '` (`bench/loadgen/crud.c`, built by the harness with `make -s -C bench/loadgen`): one thread, one epoll loop, ' . Context::CRUD_CLIENTS . ' keep-alive connections, each running POST → GET → PUT → DELETE in a loop with the requests of `bench/wrk/crud.lua` (each request one `write()`, responses parsed with Content-Length or chunked framing); a cycle with any unexpected status, a malformed response or a connection error counts as failed, CRUD/s counts whole successful cycles. It replaced `wrk -t50 -c50` with `bench/wrk/crud.lua` because of the CPU the load generator takes per cycle on the core it shares with PostgreSQL: wrk (a thread per connection, a Lua callback per response) spent ~45 µs of CPU ' . Context::LOAD_CPU . ' per CRUD, against ~10.5 µs for pgbench\'s client sending the same four statements, so that core saturated at ~8,500 CRUD/s and the figure measured wrk rather than the server; bobbin-crud-load spent 15–35 µs per CRUD against Bobbin when it was introduced, a third to a half of wrk\'s figure on the same runs, nearly all of it kernel time for one TCP write, one read and a wake-up per request (this run\'s figure: the "load generator CPU µs / CRUD" column). `bench/wrk/crud.lua` remains as a cross-check: `wrk -t50 -c50 -s bench/wrk/crud.lua URL`. hello-world: `wrk -t2 -c50` with `bench/wrk/plain.lua`, keep-alive. /sleep: `curl --parallel --parallel-immediate` with N URLs (N connections opened at once, one request each; wall time of the curl process until the last answer, so it includes the few ms curl needs to start; a non-200 answer counts as failed). Ceiling: `pgbench` with `bench/lib/sql/crud.pgbench.sql` (the same INSERT … RETURNING, SELECT, UPDATE … RETURNING, DELETE the application sends, with the same parameters; the new id is passed on with `\\gset`), 50 clients, `-j 2`, `-M prepared` and `-M extended`. Latency percentiles are per request, from the load generator (bobbin-crud-load: from the write of the request to the end of its response; wrk for hello-world).';
         $md[] = '- **PostgreSQL.** The embedded cluster of `scripts/pg`, reached over its unix socket by every variant. Tuning (from `scripts/pg`, `init_cluster`, the same for every run):';
         $md[] = '';
@@ -295,15 +296,18 @@ final class MarkdownReport
         };
         switch ($name) {
             case 'crud':
-                foreach (['fpm', 'fpm-persistent'] as $fpm) {
-                    foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'peak_pss_mb' => 'peak PSS', 'p99_ms' => 'p99 latency'] as $m => $label) {
-                        $add("Bobbin / $fpm, $label", $r->summary('crud', 'bobbin', $m), $r->summary('crud', $fpm, $m));
+                $servers = \array_values(\array_filter($r->variants('crud'), static fn (string $v): bool => !\str_starts_with($v, 'pgbench')));
+                foreach (\array_filter($servers, static fn (string $v): bool => \str_starts_with($v, 'bobbin')) as $bobbin) {
+                    foreach (['fpm', 'fpm-persistent'] as $fpm) {
+                        foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'peak_pss_mb' => 'peak PSS', 'p99_ms' => 'p99 latency'] as $m => $label) {
+                            $add("$bobbin / $fpm, $label", $r->summary('crud', $bobbin, $m), $r->summary('crud', $fpm, $m));
+                        }
                     }
                 }
-                foreach ($r->variants('crud') as $v) {
-                    foreach (['prepared', 'extended'] as $mode) {
-                        $add("$v / pgbench -M $mode, CRUD/s", $r->summary('crud', $v, 'crud_per_s'), $r->summary('ceiling', 'pgbench-' . $mode, 'crud_per_s'));
-                    }
+                $inTurns = $r->summary('crud', 'pgbench-prepared', 'crud_per_s') !== null;
+                foreach ($servers as $v) {
+                    $add("$v / pgbench -M prepared" . ($inTurns ? ' (runs in turns)' : '') . ', CRUD/s', $r->summary('crud', $v, 'crud_per_s'), Targets::pgbenchPrepared($r));
+                    $add("$v / pgbench -M extended, CRUD/s", $r->summary('crud', $v, 'crud_per_s'), $r->summary('ceiling', 'pgbench-extended', 'crud_per_s'));
                 }
                 break;
             case 'hello':
@@ -331,9 +335,13 @@ final class MarkdownReport
     private function charts(): array
     {
         $charts = [];
-        $crudVariants = $this->results->variants('crud');
-        $withCeiling = [...\array_map(static fn (string $v): array => ['crud', $v], $crudVariants),
-            ['ceiling', 'pgbench-prepared'], ['ceiling', 'pgbench-extended']];
+        $crudVariants = \array_values(\array_filter($this->results->variants('crud'), static fn (string $v): bool => !\str_starts_with($v, 'pgbench')));
+        $withCeiling = \array_map(static fn (string $v): array => ['crud', $v], $this->results->variants('crud'));
+        foreach (CeilingExperiment::MODES as $mode) {
+            if ($mode !== 'prepared' || $this->results->summary('crud', 'pgbench-prepared', 'crud_per_s') === null) {
+                $withCeiling[] = ['ceiling', 'pgbench-' . $mode];
+            }
+        }
         $charts['crud-throughput.svg'] = $this->chart('CRUD cycles/s, 50 clients, one core', 'CRUD/s', $withCeiling, 'crud_per_s', false);
         $charts['crud-cpu.svg'] = $this->chart('Server CPU per CRUD cycle', 'µs', \array_map(static fn (string $v): array => ['crud', $v], $crudVariants), 'cpu_us_per_crud', true);
         $charts['crud-memory.svg'] = $this->chart('Peak memory of all server processes (PSS), CRUD', 'MiB', \array_map(static fn (string $v): array => ['crud', $v], $crudVariants), 'peak_pss_mb', true);

@@ -10,8 +10,13 @@ use Bobbin\Bench\Shell;
 /** `bin/bobbin serve APP_FILE`, optionally pinned with taskset, stopped with SIGTERM. */
 final class BobbinServer implements Server
 {
-    /** opcache for the CLI, as PHP-FPM has it: both sides run compiled scripts from memory. */
-    public const PHP_FLAGS = ['-d', 'opcache.enable_cli=1'];
+    /**
+     * PHP flags of the `bobbin-no-jit` variant: with opcache already on, bin/bobbin does not
+     * relaunch itself with the tracing JIT (Bobbin\Cli\OpcacheRelaunch), so this is opcache
+     * alone, as PHP-FPM runs by default. Every other Bobbin variant runs `bin/bobbin serve` as
+     * shipped: opcache and the tracing JIT.
+     */
+    public const NO_JIT_FLAGS = ['-d', 'opcache.enable_cli=1'];
 
     private function __construct(
         private readonly string $name,
@@ -21,7 +26,10 @@ final class BobbinServer implements Server
     ) {
     }
 
-    /** @param array<string, string> $env */
+    /**
+     * @param array<string, string> $env
+     * @param list<string> $phpFlags PHP options before bin/bobbin ([] = as shipped)
+     */
     public static function start(
         string $root,
         string $name,
@@ -30,9 +38,10 @@ final class BobbinServer implements Server
         int $workers,
         array $env,
         string $readyPath,
+        array $phpFlags = [],
     ): self {
         $port = Shell::freePort();
-        $command = [\PHP_BINARY, ...self::PHP_FLAGS, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
+        $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
             '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning'];
         if ($cpus !== null) {
             $command = ['taskset', '-c', $cpus, ...$command];
