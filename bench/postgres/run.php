@@ -19,15 +19,27 @@ declare(strict_types=1);
  * on placement (a wake-up on the other CPU costs more than one on the same), so it is fixed.
  * The CPU measurements are interleaved over --rounds rounds and the medians shown.
  *
- * Prints a Markdown table; run it with opcache enabled for the CLI (opcache.enable_cli=1).
+ * Prints a Markdown table. It relaunches itself once with opcache and the tracing JIT, as
+ * `bin/bobbin serve` runs PHP.
  */
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Future;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
+use Revolt\EventLoop;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+
+// PHP runs as `bin/bobbin serve` runs it: opcache with the tracing JIT (Bobbin\Cli\OpcacheRelaunch);
+// both sides of every comparison run in this one process, so both get it.
+if (\getenv('BOBBIN_BENCH_RELAUNCHED') === false && \function_exists('pcntl_exec') && !\filter_var(\ini_get('opcache.enable_cli'), \FILTER_VALIDATE_BOOL)) {
+    $settings = [];
+    foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
+        \array_push($settings, '-d', "$name=$value");
+    }
+    \pcntl_exec(\PHP_BINARY, [...$settings, __FILE__, ...\array_slice($argv, 1)], [...\getenv(), 'BOBBIN_BENCH_RELAUNCHED' => '1']);
+}
 
 $options = \getopt('', ['queries::', 'seconds::', 'only::', 'rounds::']);
 $rounds = \max(1, (int) ($options['rounds'] ?? 5));
@@ -109,6 +121,26 @@ if (\in_array('cpu', $only, true)) {
                 }
             })->await();
         },
+        // As inside `bin/bobbin serve`: the loop also watches other streams (there, the listening
+        // socket and the client connections), so every wait goes through the loop's poll instead
+        // of waiting inside libpq.
+        'busyLoop' => static function (int $n) use ($pool, $statement, $params): void {
+            // Both ends stay open until the end, so the watched one never becomes readable.
+            [$quiet, $peer] = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+            $watch = EventLoop::onReadable($quiet, static function (): void {
+            });
+            EventLoop::unreference($watch);
+            try {
+                Async::run(static function () use ($n, $pool, $statement, $params): void {
+                    for ($i = 0; $i < $n; $i++) {
+                        $pool->queryOne($statement, [$params($i)]);
+                    }
+                })->await();
+            } finally {
+                EventLoop::cancel($watch);
+                \fclose($peer);
+            }
+        },
     ];
     $samples = \array_fill_keys(\array_keys($loops), []);
     for ($round = 0; $round < $rounds; $round++) {
@@ -122,12 +154,13 @@ if (\in_array('cpu', $only, true)) {
 
         return \count($values) % 2 === 1 ? $values[$middle] : ($values[$middle - 1] + $values[$middle]) / 2;
     };
-    ['plain' => $plain, 'prepared' => $prepared, 'ours' => $ours, 'inFiber' => $inFiber] = \array_map($median, $samples);
+    ['plain' => $plain, 'prepared' => $prepared, 'ours' => $ours, 'inFiber' => $inFiber, 'busyLoop' => $busyLoop] = \array_map($median, $samples);
     $pool->close();
     $rows[] = ['client CPU per query: blocking pg_query_params loop', \sprintf('%.1f µs', $plain), 'baseline'];
     $rows[] = ['client CPU per query: blocking pg_execute (prepared) loop', \sprintf('%.1f µs', $prepared), ''];
     $rows[] = ['client CPU per query: Bobbin pool, plain script (loop driven per call)', \sprintf('%.1f µs (%.2fx pg_query_params, %.2fx pg_execute)', $ours, $ours / $plain, $ours / $prepared), '<= 1.3x'];
     $rows[] = ['client CPU per query: Bobbin pool, inside one fiber', \sprintf('%.1f µs (%.2fx pg_query_params, %.2fx pg_execute)', $inFiber, $inFiber / $plain, $inFiber / $prepared), '<= 1.3x'];
+    $rows[] = ['client CPU per query: Bobbin pool, inside one fiber, the loop watching other streams (as in a server)', \sprintf('%.1f µs (%.2fx pg_query_params, %.2fx pg_execute)', $busyLoop, $busyLoop / $plain, $busyLoop / $prepared), ''];
 }
 
 if (\in_array('qps', $only, true)) {

@@ -98,6 +98,15 @@ final class StreamWatcher
         $this->await(false, $timeout, $cancellation);
     }
 
+    /**
+     * True when the loop is Bobbin's driver and has nothing else to do (SelectDriver::isIdle()):
+     * a blocking wait on this stream would then hold up nobody.
+     */
+    public function loopIsIdle(): bool
+    {
+        return $this->driver !== null && $this->driver->isIdle();
+    }
+
     /** Stops watching; a fiber still waiting gets a StreamClosedException. */
     public function close(): void
     {

@@ -451,12 +451,16 @@ final class Connection implements Executor
                 }
             }
             $broken = false;
+            // With nothing else on the loop (a plain script, a PHP-FPM request) and no deadline
+            // or cancellation to honour, pg_get_result() may wait inside libpq, exactly as a
+            // blocking pg_query_params() does: one poll() and one read, no busy checks.
+            $waitInLibpq = $sent === true && $deadline === null && $cancellation === null && $watcher->loopIsIdle();
             // PHP's pg_connection_busy() reads the socket (PQconsumeInput) before it answers, so
             // each call costs a recv(). Right after a send that went out whole nothing can have
             // arrived yet: wait first, and let that one call read the answer.
             $waitFirst = $sent === true;
             while (true) {
-                while (!$broken) {
+                while (!$broken && !$waitInLibpq) {
                     if ($waitFirst) {
                         $waitFirst = false;
                         $watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);

@@ -233,6 +233,20 @@ final class SelectDriver implements Driver
     }
 
     /**
+     * True when nothing but the running code could happen before it yields: no stream is
+     * watched or waited on, no referenced timer is pending, no signal is watched, and nothing is
+     * queued. A wait that blocks the process then delays no one (only unreferenced timers, which
+     * are never promised to run at all). Bobbin\Postgres uses it to wait inside libpq in plain
+     * scripts and under PHP-FPM, as a blocking pg_query_params() does.
+     */
+    public function isIdle(): bool
+    {
+        return $this->referenced === 0 && $this->readStreams === [] && $this->writeStreams === []
+            && $this->signalWatches === [] && $this->pendingDefers === [] && $this->interrupt === null
+            && !isset($this->microtasks[$this->microtaskHead]) && !isset($this->callbacks[$this->callbackHead]);
+    }
+
+    /**
      * getSuspension() with its concrete type, for the direct waits.
      *
      * @return FiberSuspension<mixed>

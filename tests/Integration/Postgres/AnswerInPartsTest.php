@@ -6,6 +6,9 @@ namespace Bobbin\Tests\Integration\Postgres;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Future;
+use Bobbin\Tests\Support\Async\SocketPairs;
+use PHPUnit\Framework\Attributes\DataProvider;
+use Revolt\EventLoop;
 
 /**
  * Answers that reach the client in several reads: a notice sent ahead of the result, and results
@@ -14,8 +17,23 @@ use Bobbin\Async\Future;
  */
 final class AnswerInPartsTest extends PostgresTestCase
 {
-    public function testAResultSentAfterANoticeAndAPauseArrivesWhole(): void
+    use SocketPairs;
+
+    /** @return array<string, array{bool}> */
+    public static function waits(): array
     {
+        return [
+            'waiting inside libpq (nothing else on the loop)' => [false],
+            'waiting through the loop (another stream watched)' => [true],
+        ];
+    }
+
+    #[DataProvider('waits')]
+    public function testAResultSentAfterANoticeAndAPauseArrivesWhole(bool $loopBusy): void
+    {
+        [$quiet, $peer] = self::socketPair();
+        $watch = $loopBusy ? EventLoop::onReadable($quiet, static function (): void {
+        }) : null;
         $pool = $this->pool(maxSize: 1);
         $pool->query(<<<'SQL'
             CREATE OR REPLACE FUNCTION pg_temp.notice_then_wait(ms int) RETURNS int LANGUAGE plpgsql AS $$
@@ -29,6 +47,10 @@ final class AnswerInPartsTest extends PostgresTestCase
             self::assertSame($i % 5, $pool->queryValue('SELECT pg_temp.notice_then_wait($1)', [$i % 5]));
         }
         $pool->close();
+        if ($watch !== null) {
+            EventLoop::cancel($watch);
+        }
+        \fclose($peer);
     }
 
     public function testLargeResultsArriveWholeInsideManyFibers(): void
