@@ -81,6 +81,16 @@ abstract class AircraftConformanceTestCase extends TestCase
         self::assertSame($created, $response->json());
     }
 
+    public function testRepeatedSlashesInThePathCountAsOne(): void
+    {
+        $created = self::create();
+
+        $response = static::client()->request('GET', '//aircraft//' . $created['id']);
+
+        self::assertSame(200, $response->status);
+        self::assertSame($created, $response->json());
+    }
+
     public function testReplacingAnAircraftStoresAllFiveFields(): void
     {
         $created = self::create();

@@ -28,7 +28,13 @@ final class AircraftApplication implements RequestHandlerInterface
 
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
-        $route = $this->router->dispatch($request->getMethod(), $request->getUri()->getPath());
+        $path = $request->getUri()->getPath();
+        if (\str_contains($path, '//')) {
+            // nginx merges repeated slashes before PHP-FPM sees the path (merge_slashes, on by
+            // default); merging them here gives the same answer under both servers.
+            $path = (string) \preg_replace('~/{2,}~', '/', $path);
+        }
+        $route = $this->router->dispatch($request->getMethod(), $path);
         switch ($route[0]) {
             case Dispatcher::NOT_FOUND:
                 return $this->responses->error(404, 'Not found');
