@@ -7,21 +7,17 @@ namespace Bobbin\Tests\Support\Process;
 /**
  * `bin/bobbin serve` with a master (--workers, --pid-file) in a child process on a port the OS
  * picks; the address is read from the master's "Listening on" line. Stopped by its PID only;
- * tearDown() also kills any worker still alive, by the PIDs the status file listed.
+ * kill() (and so the destructor) also kills any worker still alive, by the PIDs the status
+ * file listed.
  */
 final class MasterProcess
 {
-    /** @var resource */
-    private $process;
-    /** @var resource */
-    private $stderr;
-    private string $log = '';
+    private readonly BobbinChild $child;
     public readonly string $address;
     public readonly int $pid;
     public readonly string $pidFile;
     /** @var array<int, true> every worker pid seen, to clean up after a failed test */
     private array $seenWorkers = [];
-    private ?int $exitCode = null;
 
     /**
      * @param list<string> $options
@@ -30,34 +26,23 @@ final class MasterProcess
     private function __construct(string $appFile, array $options, array $environment, bool $waitForListening)
     {
         $this->pidFile = \sys_get_temp_dir() . '/bobbin-process-test-' . \getmypid() . '-' . \bin2hex(\random_bytes(4)) . '.pid';
-        $command = \array_merge(
-            [\PHP_BINARY, self::root() . '/bin/bobbin', 'serve', $appFile, '--listen=127.0.0.1:0', '--pid-file=' . $this->pidFile],
-            $options,
+        $this->child = new BobbinChild(
+            \array_merge(['serve', $appFile, '--listen=127.0.0.1:0', '--pid-file=' . $this->pidFile], $options),
+            $environment,
         );
-        $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['pipe', 'w']], $pipes, self::root(), $environment + self::baseEnvironment());
-        if ($process === false) {
-            throw new \RuntimeException('Cannot start bin/bobbin');
-        }
-        $this->process = $process;
-        $this->stderr = $pipes[2];
-        \stream_set_blocking($this->stderr, false);
-        $this->pid = (int) \proc_get_status($process)['pid'];
+        $this->pid = $this->child->pid;
         if (!$waitForListening) {
             $this->address = '';
 
             return;
         }
-        $deadline = \microtime(true) + 20.0;
-        while (\preg_match('/Listening on (\S+)/', $this->log, $m) !== 1) {
-            if (\microtime(true) > $deadline || !$this->isRunning()) {
-                $this->readLog(0.1);
-                $this->kill();
-                throw new \RuntimeException("The master did not start:\n" . $this->log);
-            }
-            $this->readLog(0.05);
-        }
-        $this->address = $m[1];
+        $this->address = $this->child->awaitLog('/Listening on (\S+)/', 20.0, 'The master did not start')[1];
         $this->workerPids(); // remember them for the clean-up
+    }
+
+    public function __destruct()
+    {
+        $this->kill();
     }
 
     /**
@@ -82,7 +67,7 @@ final class MasterProcess
 
     public static function root(): string
     {
-        return \dirname(__DIR__, 3);
+        return BobbinChild::root();
     }
 
     public function port(): int
@@ -97,46 +82,24 @@ final class MasterProcess
 
     public function signal(int $signal): void
     {
-        \posix_kill($this->pid, $signal);
+        $this->child->signal($signal);
     }
 
     public function isRunning(): bool
     {
-        if ($this->exitCode !== null) {
-            return false;
-        }
-        $status = \proc_get_status($this->process);
-        if (!$status['running']) {
-            $this->exitCode = $status['exitcode'];
-
-            return false;
-        }
-
-        return true;
+        return $this->child->isRunning();
     }
 
     /** Waits for the master to exit by itself; returns its exit code. */
     public function wait(float $timeout = 20.0): int
     {
-        $deadline = \microtime(true) + $timeout;
-        while ($this->isRunning()) {
-            if (\microtime(true) > $deadline) {
-                $this->readLog(0.0);
-                throw new \RuntimeException("The master did not exit within $timeout s:\n" . $this->log);
-            }
-            $this->readLog(0.02);
-        }
-        $this->readLog(0.0);
-
-        return (int) $this->exitCode;
+        return $this->child->wait($timeout);
     }
 
     /** Everything the master and its workers logged so far. */
     public function log(): string
     {
-        $this->readLog(0.0);
-
-        return $this->log;
+        return $this->child->log();
     }
 
     /**
@@ -147,11 +110,11 @@ final class MasterProcess
     public function waitForLog(string $pattern, float $timeout = 10.0): array
     {
         $deadline = \microtime(true) + $timeout;
-        while (\preg_match($pattern, $this->log, $m) !== 1) {
+        while (\preg_match($pattern, $this->child->log(), $m) !== 1) {
             if (\microtime(true) > $deadline) {
-                throw new \RuntimeException("No log line matched $pattern within $timeout s:\n" . $this->log);
+                throw new \RuntimeException("No log line matched $pattern within $timeout s:\n" . $this->child->log());
             }
-            $this->readLog(0.05);
+            \usleep(50_000);
         }
 
         return \array_values($m);
@@ -204,28 +167,20 @@ final class MasterProcess
             if (\microtime(true) > $deadline) {
                 throw new \RuntimeException("The workers did not reach the expected state within $timeout s; ready: " . \implode(',', $pids) . "\n" . $this->log());
             }
-            $this->readLog(0.05);
+            \usleep(50_000);
         }
     }
 
     /** SIGTERM and wait; returns the exit code. */
     public function stop(float $timeout = 20.0): int
     {
-        if (!$this->isRunning()) {
-            return (int) $this->exitCode;
-        }
-        $this->signal(\SIGTERM);
-
-        return $this->wait($timeout);
+        return $this->child->stop($timeout);
     }
 
     /** Leaves nothing running: the master and every worker it had, by pid. */
     public function kill(): void
     {
-        if ($this->isRunning()) {
-            $this->signal(\SIGKILL);
-            $this->wait(5.0);
-        }
+        $this->child->kill();
         foreach (\array_keys($this->seenWorkers) as $pid) {
             if ($pid > 0 && self::isOurWorker($pid)) {
                 \posix_kill($pid, \SIGKILL);
@@ -265,31 +220,5 @@ final class MasterProcess
         $command = @\file_get_contents('/proc/' . $pid . '/cmdline');
 
         return \is_string($command) && \str_contains($command, 'bin/bobbin');
-    }
-
-    private function readLog(float $wait): void
-    {
-        if (!\is_resource($this->stderr)) {
-            return;
-        }
-        if ($wait > 0) {
-            $read = [$this->stderr];
-            $write = $except = null;
-            @\stream_select($read, $write, $except, 0, (int) ($wait * 1e6));
-        }
-        $this->log .= (string) \stream_get_contents($this->stderr);
-    }
-
-    /** @return array<string, string> */
-    private static function baseEnvironment(): array
-    {
-        $environment = [];
-        foreach (\getenv() as $name => $value) {
-            if (!\str_starts_with($name, 'BOBBIN_')) {
-                $environment[$name] = $value;
-            }
-        }
-
-        return $environment;
     }
 }
