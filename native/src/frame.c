@@ -135,19 +135,40 @@ void bipc_outbuf_free(bipc_outbuf *o)
 
 void bipc_counter(const unsigned char *in, uint32_t in_len, unsigned char *out, uint32_t out_len)
 {
-    uint32_t counts[256] = {0};
-    for (uint32_t i = 0; i < in_len; i++) {
+    /*
+     * Every output byte is a sum of counts mod 256, so 8-bit counters (wrapping) give the same
+     * result as exact ones, and the fold adds whole slices instead of computing v % out_len per
+     * value: 256 divisions cost ~0.45 us per request, more than the rest of the daemon's work.
+     */
+    unsigned char counts[256] = {0};
+    uint32_t i = 0;
+    if (in_len >= 512) {
+        /* Four tables: a run of equal bytes no longer chains every increment on the last one. */
+        unsigned char c4[4][256] = {{0}};
+        for (; i + 4 <= in_len; i += 4) {
+            c4[0][in[i]]++;
+            c4[1][in[i + 1]]++;
+            c4[2][in[i + 2]]++;
+            c4[3][in[i + 3]]++;
+        }
+        for (uint32_t v = 0; v < 256; v++) {
+            counts[v] = (unsigned char)(c4[0][v] + c4[1][v] + c4[2][v] + c4[3][v]);
+        }
+    }
+    for (; i < in_len; i++) {
         counts[in[i]]++;
     }
-    memset(out, 0, out_len);
     if (out_len >= 256) {
-        for (uint32_t v = 0; v < 256; v++) {
-            out[v] = (unsigned char)counts[v];
-        }
+        memcpy(out, counts, 256);
+        memset(out + 256, 0, out_len - 256);
         return;
     }
-    for (uint32_t v = 0; v < 256; v++) {
-        uint32_t j = v % out_len;
-        out[j] = (unsigned char)(out[j] + counts[v]);
+    /* out[j] = sum of counts[j], counts[j + n], counts[j + 2n]...: slice by slice (vectorises). */
+    memcpy(out, counts, out_len);
+    for (uint32_t base = out_len; base < 256; base += out_len) {
+        uint32_t width = 256 - base < out_len ? 256 - base : out_len;
+        for (uint32_t j = 0; j < width; j++) {
+            out[j] = (unsigned char)(out[j] + counts[base + j]);
+        }
     }
 }

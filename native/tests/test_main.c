@@ -132,6 +132,42 @@ static void test_counter_folds_byte_counts_into_the_response(void)
     CHECK(big[7] == (unsigned char)2400 && big[6] == 0 && big[299] == 0, "big[7]=%u", big[7]);
 }
 
+/* The definition itself, one division per value: what the fast bipc_counter must match. */
+static void reference_counter(const unsigned char *in, uint32_t n, unsigned char *out, uint32_t out_len)
+{
+    uint32_t counts[256] = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        counts[in[i]]++;
+    }
+    memset(out, 0, out_len);
+    for (uint32_t v = 0; v < 256; v++) {
+        if (out_len >= 256 || v < out_len) {
+            out[v] = (unsigned char)(out[v] + counts[v]);
+        } else {
+            out[v % out_len] = (unsigned char)(out[v % out_len] + counts[v]);
+        }
+    }
+}
+
+static void test_counter_matches_the_definition_for_every_size_up_to_5000(void)
+{
+    static unsigned char in[5000], got[625], want[625];
+    int bad = 0;
+    for (uint32_t n = 0; n <= sizeof(in); n++) {
+        for (uint32_t i = 0; i < n; i++) {
+            /* Long runs of one value too: they overflow 8-bit counters many times. */
+            in[i] = (n % 3 == 0) ? (unsigned char)(i / 97) : (unsigned char)random();
+        }
+        uint32_t out_len = bipc_counter_response_size(n);
+        bipc_counter(in, n, got, out_len);
+        reference_counter(in, n, want, out_len);
+        if (memcmp(got, want, out_len) != 0) {
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "%d sizes differ from the definition", bad);
+}
+
 /* ---------- daemon tests ---------- */
 
 typedef struct {
@@ -773,6 +809,7 @@ int main(int argc, char **argv)
     test_decoder_reassembles_frames_fed_byte_by_byte();
     test_decoder_rejects_oversized_frames_and_control_frames();
     test_counter_folds_byte_counts_into_the_response();
+    test_counter_matches_the_definition_for_every_size_up_to_5000();
 
     daemon_proc dp;
     if (daemon_start(&dp) != 0) {
