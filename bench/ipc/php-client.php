@@ -4,10 +4,17 @@ declare(strict_types=1);
 
 /*
  * One PHP benchmark run against a running bobbin-ipcd; prints "<requests/s>".
- * usage: php php-client.php unix|tcp|shm SOCKET TCP_PORT SIZE REQUESTS RECONNECT_EVERY blocking|fiber|fibers:N
+ * usage: php php-client.php unix|tcp|shm SOCKET TCP_PORT SIZE REQUESTS RECONNECT_EVERY blocking|fiber|fibers:N [WARMUP]
+ *
+ * WARMUP (default 0) requests run the same way before the clock starts, so the tracing JIT has
+ * compiled the loop (a server is measured warm; the C client needs no warm-up). With fibers:N
+ * every fiber runs its share of the warm-up, then all wait at one barrier and the clock starts
+ * when they are released, and stops when the last fiber got its last answer: creating and
+ * destroying the fibers (a few us each) is not part of the request rate.
  */
 
 use Bobbin\Async\Async;
+use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
 use Bobbin\Ipc\Endpoint;
 use Bobbin\Ipc\IpcClient;
@@ -16,11 +23,12 @@ use Bobbin\Ipc\SocketClient;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
-if ($argc !== 8) {
-    \fwrite(\STDERR, "usage: php php-client.php unix|tcp|shm SOCKET TCP_PORT SIZE REQUESTS RECONNECT_EVERY blocking|fiber|fibers:N\n");
+if ($argc !== 8 && $argc !== 9) {
+    \fwrite(\STDERR, "usage: php php-client.php unix|tcp|shm SOCKET TCP_PORT SIZE REQUESTS RECONNECT_EVERY blocking|fiber|fibers:N [WARMUP]\n");
     exit(2);
 }
 [, $channel, $socket, $port, $size, $requests, $every, $mode] = $argv;
+$warmup = (int) ($argv[8] ?? 0);
 $size = (int) $size;
 $requests = (int) $requests;
 $every = (int) $every;
@@ -47,25 +55,48 @@ $loop = static function (IpcClient $client, int $count) use ($payload, $expected
 };
 
 $client->request($payload); // connect (and map) outside the timed part
-if ($every > 0) {
-    $client->close();
-}
-$start = \hrtime(true);
 if ($mode === 'blocking') {
+    $loop($client, $warmup);
+    if ($every > 0) {
+        $client->close();
+    }
+    $start = \hrtime(true);
     $loop($client, $requests);
 } elseif ($mode === 'fiber') {
-    Async::run($loop, $client, $requests)->await();
+    $start = 0;
+    Async::run(static function () use ($loop, $client, $requests, $warmup, $every, &$start): void {
+        $loop($client, $warmup);
+        if ($every > 0) {
+            $client->close();
+        }
+        $start = \hrtime(true);
+        $loop($client, $requests);
+    })->await();
 } elseif (\str_starts_with($mode, 'fibers:')) {
     $fibers = (int) \substr($mode, 7);
+    $go = new DeferredFuture();
+    $ready = 0;
+    $end = 0;
     $futures = [];
     for ($f = 0; $f < $fibers; $f++) {
-        $futures[] = Async::run($loop, $client, \intdiv($requests, $fibers));
+        $futures[] = Async::run(static function () use ($loop, $client, $requests, $warmup, $fibers, $go, &$ready, &$end): void {
+            $loop($client, \intdiv($warmup, $fibers));
+            $ready++;
+            $go->future()->await();
+            $loop($client, \intdiv($requests, $fibers));
+            $end = \hrtime(true); // the last fiber to finish sets it; tearing the fibers down is not timed
+        });
     }
+    do {
+        Async::delay(0.001); // until every fiber finished its warm-up and waits at the barrier
+    } while ($ready < $fibers);
+    $start = \hrtime(true);
+    $go->complete(null);
     Future::awaitAll($futures);
     $requests = \intdiv($requests, $fibers) * $fibers;
 } else {
     throw new \InvalidArgumentException("unknown mode $mode");
 }
-$seconds = (\hrtime(true) - $start) / 1e9;
+$seconds = ((isset($end) && $end > 0 ? $end : \hrtime(true)) - $start) / 1e9;
 $client->close();
 \printf("%.0f\n", $requests / $seconds);

@@ -10,15 +10,20 @@ declare(strict_types=1);
  * Runs of the C and PHP clients are interleaved, so a burst of outside load hits all of them
  * alike, and each row first waits (up to --noise-wait seconds) for the machine to be idle.
  *
- * usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20]
+ * Every PHP process first runs its workload once untimed (same requests, same reconnects, same
+ * fibers), so the figures are those of a warm process whose tracing JIT has compiled the client,
+ * as a server's is; --cold times the first pass instead (the C client needs no warm-up).
+ *
+ * usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold]
  */
 
 $root = \dirname(__DIR__, 2);
-$options = \getopt('', ['runs:', 'quick', 'noise-wait:', 'help']);
+$options = \getopt('', ['runs:', 'quick', 'noise-wait:', 'cold', 'help']);
 if (isset($options['help'])) {
-    echo "usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20]\n";
+    echo "usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold]\n";
     exit(0);
 }
+$cold = isset($options['cold']);
 $runs = (int) ($options['runs'] ?? 5);
 $noiseWait = (float) ($options['noise-wait'] ?? 20);
 $quick = isset($options['quick']);
@@ -151,7 +156,7 @@ foreach ([\SIGINT, \SIGTERM, \SIGPIPE, \SIGHUP] as $signal) {
     \pcntl_signal($signal, static fn () => exit(130));
 }
 
-\printf("# IPC benchmark — %s, PHP %s (%s), %d vCPUs, medians of %d runs, requests/s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, \implode(' ', \array_map(static fn ($k, $v) => "$k=$v", \array_keys(\Bobbin\Cli\OpcacheRelaunch::SETTINGS), \Bobbin\Cli\OpcacheRelaunch::SETTINGS)), $cpus, $runs);
+\printf("# IPC benchmark — %s, PHP %s (%s), %d vCPUs, medians of %d runs, PHP warm-up %s, requests/s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, \implode(' ', \array_map(static fn ($k, $v) => "$k=$v", \array_keys(\Bobbin\Cli\OpcacheRelaunch::SETTINGS), \Bobbin\Cli\OpcacheRelaunch::SETTINGS)), $cpus, $runs, $cold ? 'none (cold processes)' : 'one untimed pass of the same workload');
 foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOptions]) {
     $daemon = startDaemon($daemonBinary, $daemonCpu, \array_merge(['--quiet'], $daemonOptions));
     $current = $daemon;
@@ -167,8 +172,8 @@ foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOption
                 $busy = waitForQuiet($noiseWait);
                 ['c' => $c, 'blocking' => $blocking, 'fiber' => $fiber] = measure([
                     'c' => pinned($clientCpu, \array_merge([$cBench], $args)),
-                    'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking'])),
-                    'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber'])),
+                    'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking', $cold ? '0' : (string) $n])),
+                    'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber', $cold ? '0' : (string) $n])),
                 ], $runs);
                 \printf("| %s | %d B | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.0f %% |\n", $channel, $size, $reconnectName, $c, $blocking, $fiber, $fiber / $c, $blocking / $c, $busy * 100);
             }
@@ -178,7 +183,7 @@ foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOption
     foreach (['shm' => [1000, 100], 'unix' => [1000, 100]] as $channel => $fiberCounts) {
         foreach ($fiberCounts as $fibers) {
             $n = $quick ? 50000 : 200000;
-            $args = [$channel, $socket, (string) $port, '128', (string) $n, '0', "fibers:$fibers"];
+            $args = [$channel, $socket, (string) $port, '128', (string) $n, '0', "fibers:$fibers", $cold ? '0' : (string) $n];
             waitForQuiet($noiseWait);
             \printf("| %s, %d fibers | 128 B | %.0f |\n", $channel, $fibers, measure(['php' => pinned($clientCpu, \array_merge($php, $args))], $runs)['php']);
         }

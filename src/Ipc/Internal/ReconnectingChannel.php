@@ -6,7 +6,6 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\DeferredFuture;
-use Bobbin\Async\Future;
 use Closure;
 
 /**
@@ -19,8 +18,14 @@ use Closure;
 final class ReconnectingChannel
 {
     private ?FramedConnection $connection = null;
-    /** @var Future<FramedConnection>|null */
-    private ?Future $connecting = null;
+    private bool $connecting = false;
+    /**
+     * The running attempt, for fibers that arrive while it runs; made by the first of them only
+     * (a lone caller's reconnect creates no future).
+     *
+     * @var DeferredFuture<FramedConnection>|null
+     */
+    private ?DeferredFuture $attempt = null;
 
     /** @param Closure(): FramedConnection $open */
     public function __construct(private readonly Closure $open)
@@ -45,24 +50,29 @@ final class ReconnectingChannel
 
     private function connect(): FramedConnection
     {
-        if ($this->connecting !== null) {
-            return $this->connecting->await();
+        if ($this->connecting) {
+            /** @var DeferredFuture<FramedConnection> $attempt */
+            $attempt = $this->attempt ??= new DeferredFuture();
+
+            return $attempt->future()->await();
         }
         $this->connection = null; // lets the old connection go before a new one opens
-        /** @var DeferredFuture<FramedConnection> $attempt */
-        $attempt = new DeferredFuture();
-        $this->connecting = $attempt->future();
+        $this->connecting = true;
         try {
             $connection = ($this->open)();
-            $attempt->complete($connection);
-
-            return $this->connection = $connection;
         } catch (\Throwable $error) {
-            $attempt->fail($error);
-            $attempt->future()->ignore();
+            $this->connecting = false;
+            $attempt = $this->attempt;
+            $this->attempt = null;
+            $attempt?->fail($error); // only fibers that await it get it
             throw $error;
-        } finally {
-            $this->connecting = null;
         }
+        $this->connecting = false;
+        $this->connection = $connection;
+        $attempt = $this->attempt;
+        $this->attempt = null;
+        $attempt?->complete($connection);
+
+        return $connection;
     }
 }

@@ -6,7 +6,6 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Closure;
 use Revolt\EventLoop;
 use Revolt\EventLoop\Suspension;
 
@@ -18,7 +17,7 @@ use Revolt\EventLoop\Suspension;
  * any more (its fiber was cancelled) is delivered and dropped like any other, which keeps the
  * sequence intact.
  *
- * The first waiter becomes the leader: it reads the connection (through the pump closure) and
+ * The first waiter becomes the leader: it reads the connection (its ResponseSource) and
  * hands every response it finds to its owner. When its own answer arrives it passes the lead to
  * another waiter. A dedicated reader fiber would cost a fiber switch per response and a fiber
  * creation per idle-to-busy transition; a single blocking caller pays neither here.
@@ -33,29 +32,18 @@ final class ResponseRouter
     private int $leaderId = 0;
     private ?string $leaderResult = null;
 
-    /**
-     * @param Closure(?Cancellation): void $pump reads whatever arrives next (waiting for it) and
-     *        calls deliver() for each response; throws when the connection is gone
-     */
-    public function await(int $id, ?Cancellation $cancellation, Closure $pump): string
+    /** Waits for the answer to $id, reading $source while this fiber leads. */
+    public function await(int $id, ?Cancellation $cancellation, ResponseSource $source): string
     {
         if ($this->leading) {
             /** @var Suspension<?string> $suspension */
             $suspension = EventLoop::getSuspension();
             $this->waiting[$id] = $suspension;
-            $cancellationId = $cancellation?->subscribe(function (CancelledException $e) use ($id): void {
-                $suspension = $this->waiting[$id] ?? null;
-                if ($suspension !== null) {
-                    unset($this->waiting[$id]);
-                    $suspension->throw($e);
-                }
-            });
-            try {
+            if ($cancellation === null) {
+                // The crowd's hot path: nothing to subscribe, nothing to clean up.
                 $result = $suspension->suspend();
-            } finally {
-                if ($cancellationId !== null) {
-                    $cancellation->unsubscribe($cancellationId);
-                }
+            } else {
+                $result = $this->suspendCancellably($id, $suspension, $cancellation);
             }
             if ($result !== null) {
                 return $result;
@@ -68,7 +56,7 @@ final class ResponseRouter
 
         try {
             while ($this->leaderResult === null) {
-                $pump($cancellation);
+                $source->pump($cancellation);
             }
             $result = $this->leaderResult;
 
@@ -76,6 +64,23 @@ final class ResponseRouter
         } finally {
             $this->leaderResult = null;
             $this->handOff();
+        }
+    }
+
+    /** @param Suspension<?string> $suspension */
+    private function suspendCancellably(int $id, Suspension $suspension, Cancellation $cancellation): ?string
+    {
+        $cancellationId = $cancellation->subscribe(function (CancelledException $e) use ($id): void {
+            $suspension = $this->waiting[$id] ?? null;
+            if ($suspension !== null) {
+                unset($this->waiting[$id]);
+                $suspension->throw($e);
+            }
+        });
+        try {
+            return $suspension->suspend();
+        } finally {
+            $cancellation->unsubscribe($cancellationId);
         }
     }
 

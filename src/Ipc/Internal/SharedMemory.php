@@ -20,6 +20,7 @@ final class SharedMemory
         void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
         int munmap(void *addr, size_t length);
         int close(int fd);
+        int sched_yield(void);
         C;
     /** Indexes into the header viewed as uint64_t[] and uint32_t[] (see bipc_shm_header). */
     public const REQUEST_TAIL = 8;
@@ -88,6 +89,15 @@ final class SharedMemory
     private static function cast(FFI $lib, string $type, CData $pointer): CData
     {
         return $lib->cast($type, $pointer) ?? throw new IpcException("FFI could not cast the segment to $type");
+    }
+
+    /**
+     * Lets another runnable task on this vCPU (the daemon, just woken by our doorbell) run now.
+     * Returns at once when there is none; never blocks.
+     */
+    public function yieldProcessor(): void
+    {
+        $this->lib->sched_yield(); // @phpstan-ignore method.notFound (declared in DECLARATIONS)
     }
 
     /** Unmapped only here, when nothing can touch the memory any more. */

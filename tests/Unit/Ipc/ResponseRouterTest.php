@@ -5,11 +5,13 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Ipc;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Ipc\Internal\ResponseRouter;
+use Bobbin\Ipc\Internal\ResponseSource;
 use PHPUnit\Framework\TestCase;
 
 /** The router with a scripted "connection": a queue of responses the pump hands out. */
@@ -20,6 +22,7 @@ final class ResponseRouterTest extends TestCase
     private int $pumps = 0;
     private ResponseRouter $router;
     private \Closure $pump;
+    private ResponseSource $source;
 
     protected function setUp(): void
     {
@@ -35,13 +38,30 @@ final class ResponseRouterTest extends TestCase
             }
             $this->incoming = [];
         };
+        // The router reads a ResponseSource; this one runs whatever $this->pump is at the time.
+        $this->source = new class ($this) implements ResponseSource {
+            public function __construct(private readonly ResponseRouterTest $test)
+            {
+            }
+
+            public function pump(?Cancellation $cancellation): void
+            {
+                $this->test->pumpOnce();
+            }
+        };
+    }
+
+    /** @internal called by the scripted source */
+    public function pumpOnce(): void
+    {
+        ($this->pump)();
     }
 
     public function testResponsesArrivingInAnyOrderReachTheFibersThatAskedForThem(): void
     {
         $futures = [];
         foreach ([1, 2, 3] as $id) {
-            $futures[$id] = Async::run(fn () => $this->router->await($id, null, $this->pump));
+            $futures[$id] = Async::run(fn () => $this->router->await($id, null, $this->source));
         }
         Async::delay(0.005);
         $this->incoming = [[3, 'three'], [1, 'one'], [2, 'two']];
@@ -52,8 +72,8 @@ final class ResponseRouterTest extends TestCase
 
     public function testTheLeadPassesToAWaiterWhenTheLeaderIsAnswered(): void
     {
-        $first = Async::run(fn () => $this->router->await(1, null, $this->pump));
-        $second = Async::run(fn () => $this->router->await(2, null, $this->pump));
+        $first = Async::run(fn () => $this->router->await(1, null, $this->source));
+        $second = Async::run(fn () => $this->router->await(2, null, $this->source));
         Async::delay(0.005);
         $this->incoming = [[1, 'one']];
         self::assertSame('one', $first->await());
@@ -65,8 +85,8 @@ final class ResponseRouterTest extends TestCase
     public function testACancelledWaiterGetsCancelledAndItsLateAnswerIsDropped(): void
     {
         $source = new CancellationSource();
-        $leader = Async::run(fn () => $this->router->await(1, null, $this->pump));
-        $cancelled = Async::run(fn () => $this->router->await(2, $source->token(), $this->pump));
+        $leader = Async::run(fn () => $this->router->await(1, null, $this->source));
+        $cancelled = Async::run(fn () => $this->router->await(2, $source->token(), $this->source));
         Async::delay(0.005);
         $source->cancel();
         try {
@@ -88,7 +108,7 @@ final class ResponseRouterTest extends TestCase
         };
         $futures = [];
         foreach ([1, 2, 3] as $id) {
-            $futures[] = Async::run(fn () => $this->router->await($id, null, $this->pump));
+            $futures[] = Async::run(fn () => $this->router->await($id, null, $this->source));
         }
         foreach ($futures as $future) {
             try {
