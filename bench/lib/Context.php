@@ -203,6 +203,7 @@ final class Context
             'cpu1_busy' => [100 * ($metered->cpuBusy[(int) self::LOAD_CPU] ?? 0.0), '%'],
             'p50_ms' => [$load->get('p50_ms'), 'ms'],
             'p99_ms' => [$load->get('p99_ms'), 'ms'],
+            ...$metered->residentMetric('memory_mb'),
             'peak_pss_mb' => [$metered->peakPssKb / 1024, 'MiB'],
             'failed_cycles' => [$load->get('failed_cycles'), 'cycles'],
             'socket_errors' => [$load->get('socket_errors'), 'errors'],
@@ -272,6 +273,7 @@ final class Context
             'server_core_busy' => [100 * $metered->serverCpuSeconds / $wall, '%'],
             'p50_ms' => [$wrk->get('p50_ms'), 'ms'],
             'p99_ms' => [$wrk->get('p99_ms'), 'ms'],
+            ...$metered->residentMetric('memory_mb'),
             'peak_pss_mb' => [$metered->peakPssKb / 1024, 'MiB'],
             'errors' => [$wrk->get('socket_errors') + $wrk->get('non2xx'), 'errors'],
         ];

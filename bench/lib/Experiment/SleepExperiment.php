@@ -100,6 +100,7 @@ final class SleepExperiment implements Experiment
             return [
                 "wall_s_$clients" => [$result->load->seconds, 's'],
                 "failed_$clients" => [(float) ($clients - $ok), 'requests'],
+                ...$result->residentMetric("memory_mb_$clients"),
                 "peak_pss_mb_$clients" => [$result->peakPssKb / 1024, 'MiB'],
             ];
         });

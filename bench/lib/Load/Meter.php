@@ -10,7 +10,10 @@ use Bobbin\Bench\Shell;
 
 /**
  * Runs a load generator to completion while watching the server: CPU time (utime + stime of
- * every server process, before and after) and peak memory (sum of PSS, sampled every 200 ms).
+ * every server process, before and after), peak memory (sum of PSS, sampled every 200 ms) and the
+ * memory the server's processes occupy together at the end of the window (each page once: a PHP
+ * server keeps what it allocated, so the end is its peak; one read, not a sampling loop, because
+ * reading every page table costs more CPU than smaps_rollup on the core the database uses).
  */
 final class Meter
 {
@@ -39,6 +42,7 @@ final class Meter
             }
         }
         $result = $load->wait(\max(0.0, $deadline - \microtime(true)));
+        $resident = $server === null ? null : ProcessTree::residentKb(ProcessTree::expand($server->rootPids()));
         // The load generator is a reaped child by now (taskset execs it): its CPU time is in
         // this process's children's usage.
         $loadCpu = self::childrenCpuSeconds() - $childrenBefore;
@@ -54,6 +58,7 @@ final class Meter
             $peak,
             $loadCpu,
             $cpuBusy,
+            $resident,
         );
     }
 

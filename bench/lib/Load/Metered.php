@@ -16,6 +16,19 @@ final class Metered
         public readonly float $loadCpuSeconds = 0.0,
         /** @var array<int, float> busy share (0..1) of each CPU over the window, from /proc/stat */
         public readonly array $cpuBusy = [],
+        /** memory of the server's processes at the end of the window, each page once (ProcessTree::residentKb()) */
+        public readonly ?int $residentKb = null,
     ) {
+    }
+
+    /**
+     * The metric $name holding residentKb in MiB, or nothing when it could not be read (not
+     * root): an absent figure, never a zero.
+     *
+     * @return array<string, array{float, string}>
+     */
+    public function residentMetric(string $name): array
+    {
+        return $this->residentKb === null ? [] : [$name => [$this->residentKb / 1024, 'MiB']];
     }
 }

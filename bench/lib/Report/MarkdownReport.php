@@ -18,15 +18,15 @@ final class MarkdownReport
     /** experiment => metric => column heading */
     private const COLUMNS = [
         'sleep' => ['wall_s_10' => '10 clients: wall s', 'failed_10' => 'failed (10)', 'wall_s_100' => '100 clients: wall s',
-            'failed_100' => 'failed (100)', 'peak_pss_mb_100' => 'peak PSS MiB (100)'],
+            'failed_100' => 'failed (100)', 'memory_mb_100' => 'memory MiB (100)', 'peak_pss_mb_100' => 'peak PSS MiB (100)'],
         'crud' => ['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'server CPU µs / CRUD',
             'server_core_busy' => 'server CPU busy %', 'load_cpu_us_per_crud' => 'load generator CPU µs / CRUD',
             'cpu1_busy' => 'CPU ' . Context::LOAD_CPU . ' (PostgreSQL + load generator) busy %', 'p50_ms' => 'p50 ms',
-            'p99_ms' => 'p99 ms', 'peak_pss_mb' => 'peak PSS MiB', 'failed_cycles' => 'failed cycles',
+            'p99_ms' => 'p99 ms', 'memory_mb' => 'memory MiB', 'peak_pss_mb' => 'peak PSS MiB', 'failed_cycles' => 'failed cycles',
             'socket_errors' => 'socket errors', 'pm_max_children' => 'pm.max_children',
             'pg_connections_after' => 'PG connections open after the run'],
         'hello' => ['req_per_s' => 'req/s', 'cpu_us_per_req' => 'server CPU µs / req', 'server_core_busy' => 'server CPU busy %', 'p50_ms' => 'p50 ms',
-            'p99_ms' => 'p99 ms', 'peak_pss_mb' => 'peak PSS MiB', 'errors' => 'errors', 'pm_max_children' => 'pm.max_children'],
+            'p99_ms' => 'p99 ms', 'memory_mb' => 'memory MiB', 'peak_pss_mb' => 'peak PSS MiB', 'errors' => 'errors', 'pm_max_children' => 'pm.max_children'],
         'workers' => ['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'server CPU µs / CRUD',
             'hello_req_per_s' => 'hello req/s', 'cpu_us_per_req' => 'server CPU µs / req'],
         'ceiling' => ['crud_per_s' => 'CRUD/s (pgbench tps)', 'load_cpu_us_per_crud' => 'pgbench CPU µs / CRUD',
@@ -153,6 +153,7 @@ final class MarkdownReport
         $pairs = [
             ['CRUD/s (50 clients, one core)', 'crud', 'crud_per_s', ['bobbin', 'fpm', 'fpm-persistent']],
             ['server CPU µs per CRUD', 'crud', 'cpu_us_per_crud', ['bobbin', 'fpm', 'fpm-persistent']],
+            ['memory MiB (each page once), CRUD', 'crud', 'memory_mb', ['bobbin', 'fpm', 'fpm-persistent']],
             ['peak PSS MiB, CRUD', 'crud', 'peak_pss_mb', ['bobbin', 'fpm', 'fpm-persistent']],
             ['hello-world req/s', 'hello', 'req_per_s', ['bobbin', 'fpm', null]],
             ['server CPU µs per hello request', 'hello', 'cpu_us_per_req', ['bobbin', 'fpm', null]],
@@ -187,7 +188,7 @@ final class MarkdownReport
         $md[] = '- **Pinning.** The server under test runs on CPU ' . Context::SERVER_CPU . ' (`taskset -c ' . Context::SERVER_CPU . '`: Bobbin, or nginx and PHP-FPM with every child); PostgreSQL (postmaster and every backend, `taskset -a -p -c ' . Context::LOAD_CPU . '`), the load generator (bobbin-crud-load, wrk, curl, pgbench) and this harness run on CPU ' . Context::LOAD_CPU . '. The same for every variant. Only the `workers` experiment unpins everything (all cores shared).';
         $md[] = '- **Server CPU time.** utime + stime from `/proc/PID/stat` (clock ticks) summed over every server process (nginx master and workers, PHP-FPM master and children; the Bobbin process and any workers) just before and just after the measured window; CPU per CRUD (or per request) = that delta / completed CRUDs (requests). The tick is 10 ms, small against the ≥ several seconds of each window.';
         $md[] = '- **Where the time goes.** "server CPU busy %" is the server\'s CPU time over the window divided by its length (100 % = one core saturated; below that the server waited for something else). "CPU ' . Context::LOAD_CPU . ' busy %" is how busy the database/load core was over the window, from its line in `/proc/stat` (PostgreSQL, the load generator, this harness and anything else running there; it also sees the short-lived backends of per-request connections). "load generator CPU µs / CRUD" is the load generator\'s own CPU time (its rusage once reaped). When CPU ' . Context::LOAD_CPU . ' is near 100 % and the server\'s core is not, the figure measures that core, not the server.';
-        $md[] = '- **Memory.** Peak of the sum of PSS (`/proc/PID/smaps_rollup`) over every server process, sampled every 200 ms during the window.';
+        $md[] = '- **Memory.** "memory MiB" is what the server\'s processes occupy together at the end of the measured window: every physical page mapped by any of them counted once (frame numbers from `/proc/PID/pagemap`, which needs root), so shared libraries, the PHP binary and opcache\'s shared memory count once for FPM\'s master and all its children, and fully for a single Bobbin process — what each server would take on a machine running nothing else. The memory target is judged on it. "peak PSS MiB" (the peak of the sum of PSS from `/proc/PID/smaps_rollup`, sampled every 200 ms) is kept for comparison with earlier runs, but it favours Bobbin: PSS splits each shared page among every process that maps it, and this harness is itself a `php8.2` process, so Bobbin\'s binary and libraries were half-counted while php-fpm8.2 (a different binary) was not; a lone Bobbin process measured 28–29 MiB PSS where the harness reported ~23 MiB (24 Nov 2026).';
         $md[] = \sprintf('- **Repetition.** Each variant gets a warm-up run (%d s, discarded) and then %d measured runs of %d s; tables show the median with min–max in parentheses. Ratios compare medians of this one run only.', $i->warmupSeconds, $i->repetitions, $i->durationSeconds);
         $md[] = \sprintf('- **Noise.** Before each variant the harness measures how busy the whole machine is from `/proc/stat` over 1 s; above %d %% it waits (bounded) and, if the machine stays busy, measures anyway and marks the figures ⚠ / "noisy".', (int) ($i->noiseThreshold * 100));
         $md[] = \sprintf('- **nginx + PHP-FPM.** `apps/aircraft/fpm/ctl` (nginx 1 worker, FastCGI keep-alive over a unix socket, `pm = static`, opcache on, `validate_timestamps=0`). `pm.max_children` is swept (one %d s run per value after a short warm-up; the sweep tables below) and the best value is then measured like every other variant — once with a PostgreSQL connection per request and once with `--persistent` (`DATABASE_PERSISTENT=1`, meant to keep one `pg_pconnect` connection per child; the CRUD notes say whether it was in effect, counted in `pg_stat_activity` after the run).', $i->sweepSeconds);
@@ -299,7 +300,7 @@ final class MarkdownReport
                 $servers = \array_values(\array_filter($r->variants('crud'), static fn (string $v): bool => !\str_starts_with($v, 'pgbench')));
                 foreach (\array_filter($servers, static fn (string $v): bool => \str_starts_with($v, 'bobbin')) as $bobbin) {
                     foreach (['fpm', 'fpm-persistent'] as $fpm) {
-                        foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'peak_pss_mb' => 'peak PSS', 'p99_ms' => 'p99 latency'] as $m => $label) {
+                        foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'memory_mb' => 'memory', 'peak_pss_mb' => 'peak PSS', 'p99_ms' => 'p99 latency'] as $m => $label) {
                             $add("$bobbin / $fpm, $label", $r->summary('crud', $bobbin, $m), $r->summary('crud', $fpm, $m));
                         }
                     }
@@ -313,11 +314,13 @@ final class MarkdownReport
             case 'hello':
                 $add('Bobbin / fpm, req/s', $r->summary('hello', 'bobbin', 'req_per_s'), $r->summary('hello', 'fpm', 'req_per_s'));
                 $add('Bobbin / fpm, CPU per request', $r->summary('hello', 'bobbin', 'cpu_us_per_req'), $r->summary('hello', 'fpm', 'cpu_us_per_req'));
+                $add('Bobbin / fpm, memory', $r->summary('hello', 'bobbin', 'memory_mb'), $r->summary('hello', 'fpm', 'memory_mb'));
                 $add('Bobbin / fpm, peak PSS', $r->summary('hello', 'bobbin', 'peak_pss_mb'), $r->summary('hello', 'fpm', 'peak_pss_mb'));
                 break;
             case 'sleep':
                 $add('Bobbin / fpm, wall time, 10 clients', $r->summary('sleep', 'bobbin', 'wall_s_10'), $r->summary('sleep', 'fpm', 'wall_s_10'));
                 $add('Bobbin / fpm, wall time, 100 clients', $r->summary('sleep', 'bobbin', 'wall_s_100'), $r->summary('sleep', 'fpm', 'wall_s_100'));
+                $add('Bobbin / fpm, memory, 100 clients', $r->summary('sleep', 'bobbin', 'memory_mb_100'), $r->summary('sleep', 'fpm', 'memory_mb_100'));
                 $add('Bobbin / fpm, peak PSS, 100 clients', $r->summary('sleep', 'bobbin', 'peak_pss_mb_100'), $r->summary('sleep', 'fpm', 'peak_pss_mb_100'));
                 break;
             case 'workers':
