@@ -44,16 +44,17 @@ final class CeilingExperiment implements Experiment
     }
 
     /**
-     * One pgbench run of the CRUD script on a freshly reset aircraft table, pinned to the
-     * database's core; CRUD/s is pgbench's tps (one CRUD per pgbench transaction).
+     * One pgbench run of the CRUD script on a freshly reset aircraft table, pinned to $cpu (the
+     * database's core unless said otherwise); CRUD/s is pgbench's tps (one CRUD per pgbench
+     * transaction).
      *
      * @return array<string, array{float, string}>
      */
-    public static function pgbenchRun(Context $context, string $mode, float $seconds, string $experiment): array
+    public static function pgbenchRun(Context $context, string $mode, float $seconds, string $experiment, string $cpu = Context::LOAD_CPU): array
     {
         $db = $context->database->parameters();
         $context->database->resetCrudTable();
-        $command = $context->pinned(Context::LOAD_CPU, [
+        $command = $context->pinned($cpu, [
             '/usr/lib/postgresql/15/bin/pgbench', '-n', '-h', $db['host'] ?? '', '-p', $db['port'] ?? '',
             '-U', $db['user'] ?? '', '-c', (string) Context::CRUD_CLIENTS, '-j', '2',
             '-T', (string) (int) \ceil($seconds), '-M', $mode,
