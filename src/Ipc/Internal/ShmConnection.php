@@ -60,7 +60,7 @@ final class ShmConnection implements FramedConnection, ResponseSource
     /** How often a yield to the daemon lately produced the answer (see yieldForLoneAnswer()). */
     private int $yieldScore = 64;
     private int $yieldMisses = 0;
-    /** spl_object_id() of the fiber that sent the last request (0: {main}; -1: none yet). */
+    /** spl_object_id() of the fiber that sent the last request (0: {main}; -1: none yet, a new connection). */
     private int $lastCaller = -1;
     /** Why the connection ended; made into an exception only when somebody is told (lost()). */
     private string $lostWhy = '';
@@ -192,7 +192,9 @@ final class ShmConnection implements FramedConnection, ResponseSource
             : \pack('VVa*', $length + 4, $id, $payload) . \substr(self::PADDING, 0, $record - $length - 8);
         $fiber = \Fiber::getCurrent();
         $caller = $fiber === null ? 0 : \spl_object_id($fiber);
-        $sameCaller = $caller === $this->lastCaller;
+        // The first request of a connection has no crowd to split: it goes out at once too
+        // (a reconnect per request, as under PHP-FPM, would otherwise pay a loop turn for each).
+        $sameCaller = $caller === $this->lastCaller || $this->lastCaller === -1;
         $this->lastCaller = $caller;
         if ($sameCaller && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->router->hasWaiters()) {
             // A lone caller: straight into the ring, a deferred send costs a loop turn. (Right

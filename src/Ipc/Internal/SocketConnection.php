@@ -53,7 +53,7 @@ final class SocketConnection implements FramedConnection, ResponseSource
      */
     private int $readScore = 64;
     private int $pumps = 0;
-    /** spl_object_id() of the fiber that sent the last request (0: {main}; -1: none yet). */
+    /** spl_object_id() of the fiber that sent the last request (0: {main}; -1: none yet, a new connection). */
     private int $lastCaller = -1;
 
     /** @param resource $stream */
@@ -117,7 +117,9 @@ final class SocketConnection implements FramedConnection, ResponseSource
         $frame = \pack('Va*', \strlen($payload), $payload);
         $fiber = \Fiber::getCurrent();
         $caller = $fiber === null ? 0 : \spl_object_id($fiber);
-        $sameCaller = $caller === $this->lastCaller;
+        // The first request of a connection has no crowd to split: it goes out at once too
+        // (a reconnect per request, as under PHP-FPM, would otherwise pay a loop turn for each).
+        $sameCaller = $caller === $this->lastCaller || $this->lastCaller === -1;
         $this->lastCaller = $caller;
         if ($sameCaller && $this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
             // A lone caller: one write now. (Right after a read of many answers many fibers are
