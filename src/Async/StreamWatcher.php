@@ -118,6 +118,9 @@ final class StreamWatcher
             EventLoop::cancel($this->readId);
             EventLoop::cancel($this->writeId);
         }
+        if ($this->waiters->reader === null && $this->waiters->writer === null) {
+            return; // nobody to tell: no exception, whose backtrace costs more than the close
+        }
         $error = new StreamClosedException('The stream was closed while a fiber waited on it');
         $this->wake(true, $error);
         $this->wake(false, $error);
