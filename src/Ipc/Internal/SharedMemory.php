@@ -60,6 +60,13 @@ final class SharedMemory
         if (!\extension_loaded('ffi')) {
             throw new IpcException('The shared-memory channel needs ext-ffi');
         }
+        $machine = \php_uname('m');
+        if (!self::keepsStoreOrder($machine)) {
+            throw new IpcException(\sprintf(
+                'The shared-memory channel needs an x86-64 processor (its ring relies on stores becoming visible in program order; FFI has no memory barriers) and this one is %s: use SocketClient over the unix socket instead',
+                $machine,
+            ));
+        }
         try {
             $lib = self::$ffi ??= FFI::cdef(self::DECLARATIONS, 'libc.so.6');
         } catch (\Throwable $e) {
@@ -89,6 +96,16 @@ final class SharedMemory
     private static function cast(FFI $lib, string $type, CData $pointer): CData
     {
         return $lib->cast($type, $pointer) ?? throw new IpcException("FFI could not cast the segment to $type");
+    }
+
+    /**
+     * Whether PHP's plain stores into the ring are seen by the daemon in program order, as the
+     * ring needs (a record before the tail that publishes it): true on x86-64 (total store
+     * order); weakly ordered machines (arm64, ppc64le, riscv64) would need barriers FFI lacks.
+     */
+    public static function keepsStoreOrder(string $machine): bool
+    {
+        return \in_array(\strtolower($machine), ['x86_64', 'amd64'], true);
     }
 
     /**
