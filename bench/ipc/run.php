@@ -158,6 +158,9 @@ $current = null;
         \posix_kill($current[1], \SIGTERM);
     }
 });
+// A closed stdout (`run.php | head`) is a "user abort" to PHP's CLI, which bails out without
+// running shutdown functions; ignoring it lets the SIGPIPE handler's exit() run the one above.
+\ignore_user_abort(true);
 \pcntl_async_signals(true);
 foreach ([\SIGINT, \SIGTERM, \SIGPIPE, \SIGHUP] as $signal) {
     \pcntl_signal($signal, static fn () => exit(130));

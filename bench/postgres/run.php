@@ -62,6 +62,8 @@ if ($cpus >= 2 && $postmaster > 0) {
     \shell_exec(\sprintf('taskset -a -p -c 0 %d >/dev/null 2>&1', \getmypid()));
     $pinPostgres('1');
     \register_shutdown_function(static fn () => $pinPostgres('0-' . ($cpus - 1)));
+    // A closed stdout must not skip that (PHP's CLI treats it as a user abort and bails out).
+    \ignore_user_abort(true);
 }
 
 $setup = \pg_connect($dsn, \PGSQL_CONNECT_FORCE_NEW);
