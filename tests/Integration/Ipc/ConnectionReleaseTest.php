@@ -6,21 +6,18 @@ namespace Bobbin\Tests\Integration\Ipc;
 
 use Bobbin\Ipc\ShmClient;
 use Bobbin\Tests\Support\Ipc\Channels;
-use Bobbin\Tests\Support\Ipc\IpcDaemon;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 use PHPUnit\Framework\Attributes\DataProvider;
-use PHPUnit\Framework\TestCase;
 
 /**
  * A closed connection frees its resources at once, by reference counting: nothing of it waits
  * for a run of the cycle collector (a reconnect-heavy client would otherwise pile up mappings).
  */
-final class ConnectionReleaseTest extends TestCase
+final class ConnectionReleaseTest extends DaemonTestCase
 {
-    private IpcDaemon $daemon;
-
     protected function setUp(): void
     {
-        $this->daemon = IpcDaemon::start();
+        parent::setUp();
         \gc_collect_cycles();
         \gc_disable();
     }
@@ -28,7 +25,7 @@ final class ConnectionReleaseTest extends TestCase
     protected function tearDown(): void
     {
         \gc_enable();
-        $this->daemon->stop();
+        parent::tearDown();
     }
 
     public function testClosingASharedMemoryClientUnmapsItsSegmentWithoutTheCycleCollector(): void

@@ -5,30 +5,17 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Ipc;
 
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
-use Bobbin\Tests\Support\Ipc\IpcDaemon;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 use PHPUnit\Framework\Attributes\DataProvider;
-use PHPUnit\Framework\TestCase;
 
 /**
  * The daemon driven the way /work/shared/contracts/entry-points.md describes it, on a raw socket
  * and without the project's client: a request is `u32 LE length S` + S bytes, the answer one frame
  * of max(1, floor(S/8)) bytes. Outside tools rely on exactly this.
  */
-final class ContractFramingTest extends TestCase
+final class ContractFramingTest extends DaemonTestCase
 {
     private const SIZES = [0, 1, 7, 8, 9, 128, 2048, 100_000];
-
-    private IpcDaemon $daemon;
-
-    protected function setUp(): void
-    {
-        $this->daemon = IpcDaemon::start(); // default --max-frame (16 MiB) takes 100,000 bytes
-    }
-
-    protected function tearDown(): void
-    {
-        $this->daemon->stop();
-    }
 
     /** @return array<string, array{string}> */
     public static function sockets(): array

@@ -11,30 +11,18 @@ use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Ipc\IpcException;
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
 use Bobbin\Tests\Support\Ipc\Channels;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 use Bobbin\Tests\Support\Ipc\IpcDaemon;
 use PHPUnit\Framework\Attributes\DataProvider;
-use PHPUnit\Framework\TestCase;
 
-final class DaemonLossTest extends TestCase
+final class DaemonLossTest extends DaemonTestCase
 {
-    private IpcDaemon $daemon;
     private ?IpcDaemon $restarted = null;
-
-    protected function setUp(): void
-    {
-        $this->daemon = IpcDaemon::start();
-    }
 
     protected function tearDown(): void
     {
-        $this->daemon->stop();
+        parent::tearDown();
         $this->restarted?->stop();
-    }
-
-    /** @return array<string, array{string}> */
-    public static function channels(): array
-    {
-        return Channels::all();
     }
 
     #[DataProvider('channels')]

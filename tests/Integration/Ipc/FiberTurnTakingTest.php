@@ -10,35 +10,16 @@ use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
 use Bobbin\Tests\Support\Ipc\Channels;
-use Bobbin\Tests\Support\Ipc\IpcDaemon;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 use PHPUnit\Framework\Attributes\DataProvider;
-use PHPUnit\Framework\TestCase;
 
 /**
  * A lone caller's answer is often there as soon as its request is out, so its fiber never
  * suspends. Fibers that become runnable together must still share batches rather than queue
  * behind one fiber that sends all its requests alone.
  */
-final class FiberTurnTakingTest extends TestCase
+final class FiberTurnTakingTest extends DaemonTestCase
 {
-    private IpcDaemon $daemon;
-
-    protected function setUp(): void
-    {
-        $this->daemon = IpcDaemon::start();
-    }
-
-    protected function tearDown(): void
-    {
-        $this->daemon->stop();
-    }
-
-    /** @return array<string, array{string}> */
-    public static function channels(): array
-    {
-        return Channels::all();
-    }
-
     #[DataProvider('channels')]
     public function testFibersReleasedTogetherAfterALoneCallerTakeTurnsRequestByRequest(string $channel): void
     {

@@ -11,30 +11,11 @@ use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
 use Bobbin\Tests\Support\Ipc\Channels;
-use Bobbin\Tests\Support\Ipc\IpcDaemon;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 use PHPUnit\Framework\Attributes\DataProvider;
-use PHPUnit\Framework\TestCase;
 
-final class RequestResponseTest extends TestCase
+final class RequestResponseTest extends DaemonTestCase
 {
-    private IpcDaemon $daemon;
-
-    protected function setUp(): void
-    {
-        $this->daemon = IpcDaemon::start();
-    }
-
-    protected function tearDown(): void
-    {
-        $this->daemon->stop();
-    }
-
-    /** @return array<string, array{string}> */
-    public static function channels(): array
-    {
-        return Channels::all();
-    }
-
     #[DataProvider('channels')]
     public function testABlockingScriptGetsTheByteFrequencyAnswerForEverySize(string $channel): void
     {

@@ -10,23 +10,10 @@ use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Ipc\IpcException;
 use Bobbin\Ipc\ShmClient;
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
-use Bobbin\Tests\Support\Ipc\IpcDaemon;
-use PHPUnit\Framework\TestCase;
+use Bobbin\Tests\Support\Ipc\DaemonTestCase;
 
-final class SharedMemoryRingTest extends TestCase
+final class SharedMemoryRingTest extends DaemonTestCase
 {
-    private IpcDaemon $daemon;
-
-    protected function setUp(): void
-    {
-        $this->daemon = IpcDaemon::start();
-    }
-
-    protected function tearDown(): void
-    {
-        $this->daemon->stop();
-    }
-
     public function testSmallRingsWrapAroundManyTimesWithoutLosingARecord(): void
     {
         $client = new ShmClient($this->daemon->socketPath, 8192);
