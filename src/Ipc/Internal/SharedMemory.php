@@ -35,6 +35,8 @@ final class SharedMemory
     private const MAP_SHARED = 1;
 
     private static ?FFI $ffi = null;
+    /** php_uname("m"), read once per process. */
+    private static ?string $machine = null;
     private bool $unmapped = false;
 
     /** The header as uint64_t[]: ring positions. */
@@ -60,7 +62,7 @@ final class SharedMemory
         if (!\extension_loaded('ffi')) {
             throw new IpcException('The shared-memory channel needs ext-ffi');
         }
-        $machine = \php_uname('m');
+        $machine = self::$machine ??= \php_uname('m'); // once: a reconnect per request maps again
         if (!self::keepsStoreOrder($machine)) {
             throw new IpcException(\sprintf(
                 'The shared-memory channel needs an x86-64 processor (its ring relies on stores becoming visible in program order; FFI has no memory barriers) and this one is %s: use SocketClient over the unix socket instead',

@@ -194,9 +194,9 @@ final class ShmConnection implements FramedConnection, ResponseSource
         $caller = $fiber === null ? 0 : \spl_object_id($fiber);
         // The first request of a connection has no crowd to split: it goes out at once too
         // (a reconnect per request, as under PHP-FPM, would otherwise pay a loop turn for each).
-        $sameCaller = $caller === $this->lastCaller || $this->lastCaller === -1;
+        $mayGoAlone = $caller === $this->lastCaller || $this->lastCaller === -1;
         $this->lastCaller = $caller;
-        if ($sameCaller && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->router->hasWaiters()) {
+        if ($mayGoAlone && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->router->hasWaiters()) {
             // A lone caller: straight into the ring, a deferred send costs a loop turn. (Right
             // after a big drain many fibers are about to send: sending the first alone would
             // split them. And only the fiber that sent the previous request: one answered at

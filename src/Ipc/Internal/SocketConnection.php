@@ -119,9 +119,9 @@ final class SocketConnection implements FramedConnection, ResponseSource
         $caller = $fiber === null ? 0 : \spl_object_id($fiber);
         // The first request of a connection has no crowd to split: it goes out at once too
         // (a reconnect per request, as under PHP-FPM, would otherwise pay a loop turn for each).
-        $sameCaller = $caller === $this->lastCaller || $this->lastCaller === -1;
+        $mayGoAlone = $caller === $this->lastCaller || $this->lastCaller === -1;
         $this->lastCaller = $caller;
-        if ($sameCaller && $this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
+        if ($mayGoAlone && $this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
             // A lone caller: one write now. (Right after a read of many answers many fibers are
             // about to send: writing the first alone would split them. And only the fiber that
             // sent the previous request: one whose answer is read at once never suspends, so a
