@@ -5,9 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
-use Bobbin\Async\CancelledException;
-use Revolt\EventLoop;
-use Revolt\EventLoop\Suspension;
+use Bobbin\Async\KeyedWaiters;
 
 /**
  * Matches responses to the fibers waiting for them, without a reader fiber of its own.
@@ -26,25 +24,22 @@ use Revolt\EventLoop\Suspension;
  */
 final class ResponseRouter
 {
-    /** @var array<int, Suspension<?string>> */
-    private array $waiting = [];
+    private readonly KeyedWaiters $waiters;
     private bool $leading = false;
     private int $leaderId = 0;
     private ?string $leaderResult = null;
+
+    public function __construct()
+    {
+        $this->waiters = new KeyedWaiters();
+    }
 
     /** Waits for the answer to $id, reading $source while this fiber leads. */
     public function await(int $id, ?Cancellation $cancellation, ResponseSource $source): string
     {
         if ($this->leading) {
-            /** @var Suspension<?string> $suspension */
-            $suspension = EventLoop::getSuspension();
-            $this->waiting[$id] = $suspension;
-            if ($cancellation === null) {
-                // The crowd's hot path: nothing to subscribe, nothing to clean up.
-                $result = $suspension->suspend();
-            } else {
-                $result = $this->suspendCancellably($id, $suspension, $cancellation);
-            }
+            /** @var ?string $result */
+            $result = $this->waiters->wait($id, $cancellation);
             if ($result !== null) {
                 return $result;
             }
@@ -55,35 +50,19 @@ final class ResponseRouter
         }
 
         try {
-            while ($this->leaderResult === null) {
+            do {
                 $source->pump($cancellation);
-            }
-            $result = $this->leaderResult;
+                $this->waiters->runSettled();
+            } while ($this->leaderResult === null);
 
-            return $result;
+            return $this->leaderResult;
         } finally {
             $this->leaderResult = null;
             $this->handOff();
         }
     }
 
-    /** @param Suspension<?string> $suspension */
-    private function suspendCancellably(int $id, Suspension $suspension, Cancellation $cancellation): ?string
-    {
-        $cancellationId = $cancellation->subscribe(function (CancelledException $e) use ($id): void {
-            $suspension = $this->waiting[$id] ?? null;
-            if ($suspension !== null) {
-                unset($this->waiting[$id]);
-                $suspension->throw($e);
-            }
-        });
-        try {
-            return $suspension->suspend();
-        } finally {
-            $cancellation->unsubscribe($cancellationId);
-        }
-    }
-
+    /** Called by the source's pump(): the answer to $id (dropped when its caller was cancelled). */
     public function deliver(int $id, string $payload): void
     {
         if ($id === $this->leaderId) {
@@ -91,22 +70,13 @@ final class ResponseRouter
 
             return;
         }
-        $suspension = $this->waiting[$id] ?? null;
-        if ($suspension !== null) {
-            unset($this->waiting[$id]);
-            $suspension->resume($payload);
-        }
-        // Otherwise its caller was cancelled: the answer is dropped.
+        $this->waiters->settle($id, $payload);
     }
 
     /** Throws $error into every fiber still waiting (the leader gets it from its pump). */
     public function failAll(\Throwable $error): void
     {
-        $waiting = $this->waiting;
-        $this->waiting = [];
-        foreach ($waiting as $suspension) {
-            $suspension->throw($error);
-        }
+        $this->waiters->failAll($error);
     }
 
     public function hasWaiters(): bool
@@ -116,14 +86,14 @@ final class ResponseRouter
 
     private function handOff(): void
     {
-        foreach ($this->waiting as $id => $suspension) {
-            unset($this->waiting[$id]);
-            $this->leaderId = $id;
-            $suspension->resume(null);
+        $next = $this->waiters->oldestKey();
+        if ($next === null) {
+            $this->leading = false;
+            $this->leaderId = 0;
 
             return;
         }
-        $this->leading = false;
-        $this->leaderId = 0;
+        $this->leaderId = $next;
+        $this->waiters->settle($next, null); // resumed with null: it leads now
     }
 }

@@ -377,13 +377,14 @@ final class ShmConnection implements FramedConnection, ResponseSource
                 $chunk = FFI::string($this->responseRing + $offset, $run); // @phpstan-ignore binaryOp.invalid
                 $pos = 0;
                 while ($pos < $run) {
-                    // Integer keys: cheaper than a named unpack on the crowd's path.
-                    $record = \unpack('V2', $chunk, $pos);
+                    // Length word and id in one 64-bit little-endian read: one array element
+                    // to build instead of two on the crowd's path.
+                    $record = \unpack('P', $chunk, $pos);
                     if ($record === false) {
                         $this->lose(new IpcException('The IPC daemon wrote a truncated response record'));
                         throw $this->lost();
                     }
-                    $size = $record[1];
+                    $size = $record[1] & 0xFFFFFFFF;
                     if ($size === self::WRAP) {
                         $head += $capacity - $offset;
                         continue 2;
@@ -392,7 +393,7 @@ final class ShmConnection implements FramedConnection, ResponseSource
                         $this->lose(new IpcException('The IPC daemon wrote a malformed response record'));
                         throw $this->lost();
                     }
-                    $router->deliver($record[2], \substr($chunk, $pos + 8, $size - 4));
+                    $router->deliver(($record[1] >> 32) & 0xFFFFFFFF, \substr($chunk, $pos + 8, $size - 4));
                     $drained++;
                     $pos += ($size + 11) & ~7;
                 }
