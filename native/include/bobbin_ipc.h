@@ -52,7 +52,17 @@ typedef struct {
     uint8_t pad4[56];
     uint32_t daemon_stalled; /* 1 while the daemon waits for response-ring space */
     uint32_t client_closed;  /* set by a client that leaves (informational) */
+    uint32_t daemon_cpu;     /* the CPU the daemon last served this ring on (BIPC_SHM_CPU_UNKNOWN
+                                before); a client on another CPU hands over big batches in
+                                parts, so that the daemon starts on them early */
 } bipc_shm_header;
+
+#define BIPC_SHM_CPU_UNKNOWN 0xffffffffu
+
+/* src/Ipc/Internal/SharedMemory.php indexes the header by these offsets. */
+_Static_assert(offsetof(bipc_shm_header, req_tail) == 64, "header layout");
+_Static_assert(offsetof(bipc_shm_header, daemon_stalled) == 320, "header layout");
+_Static_assert(offsetof(bipc_shm_header, daemon_cpu) == 328, "header layout");
 
 /* Size of one ring record for a body of body_len bytes: header + body, 8-byte aligned. */
 static inline uint32_t bipc_record_size(uint32_t body_len)

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -308,6 +309,7 @@ static int handle_shm_open(struct daemon *d, struct conn *c, const unsigned char
     s->hdr->version = BIPC_SHM_VERSION;
     s->hdr->req_capacity = cap;
     s->hdr->resp_capacity = cap;
+    s->hdr->daemon_cpu = BIPC_SHM_CPU_UNKNOWN;
     s->doorbell_in = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     s->doorbell_out = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (s->doorbell_in < 0 || s->doorbell_out < 0) {
@@ -616,6 +618,8 @@ static void shm_doorbell(struct daemon *d, struct shm_channel *s)
     uint64_t v;
     while (read(s->doorbell_in, &v, sizeof(v)) < 0 && errno == EINTR) {
     }
+    int cpu = sched_getcpu();
+    __atomic_store_n(&s->hdr->daemon_cpu, cpu < 0 ? BIPC_SHM_CPU_UNKNOWN : (uint32_t)cpu, __ATOMIC_RELAXED);
     const char *err = NULL;
     int r = shm_process(d, s, &err);
     if (r > 0 && d->cfg->spin_us > 0) {

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +502,32 @@ static void test_shared_memory_round_trips(daemon_proc *dp)
     bipc_client_close(&c);
 }
 
+/* The header tells the client which CPU the daemon serves its ring on (it decides by that
+   whether to hand over big batches in parts). */
+static void test_the_daemon_publishes_the_cpu_it_serves_the_ring_on(daemon_proc *dp)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int target = (int)(cpus > 1 ? cpus - 1 : 0);
+    cpu_set_t only, all;
+    CPU_ZERO(&only);
+    CPU_SET(target, &only);
+    CHECK(sched_getaffinity(dp->pid, sizeof(all), &all) == 0, "read the daemon's affinity");
+    CHECK(sched_setaffinity(dp->pid, sizeof(only), &only) == 0, "pin the daemon to cpu %d", target);
+    bipc_client c;
+    CHECK(bipc_client_connect_unix(&c, dp->sock) == 0, "connect");
+    CHECK(bipc_client_open_shm(&c, 8192) == 0, "handshake");
+    if (c.shm != NULL) {
+        bipc_shm_header *h = (bipc_shm_header *)c.shm;
+        CHECK(__atomic_load_n(&h->daemon_cpu, __ATOMIC_RELAXED) == BIPC_SHM_CPU_UNKNOWN, "unknown before the first doorbell");
+        unsigned char req[16] = {0}, resp[64];
+        CHECK(bipc_client_shm_request(&c, req, sizeof(req), resp, sizeof(resp)) > 0, "a request");
+        uint32_t cpu = __atomic_load_n(&h->daemon_cpu, __ATOMIC_RELAXED);
+        CHECK(cpu == (uint32_t)target, "daemon_cpu is %u, the daemon is pinned to %d", cpu, target);
+    }
+    bipc_client_close(&c);
+    sched_setaffinity(dp->pid, sizeof(all), &all);
+}
+
 static void test_shm_objects_are_removed_when_a_client_leaves_or_is_killed(daemon_proc *dp)
 {
     char name[128];
@@ -821,6 +848,7 @@ int main(int argc, char **argv)
     test_bad_input_disconnects_only_that_client(&dp);
     test_many_clients_are_served_concurrently(&dp);
     test_shared_memory_round_trips(&dp);
+    test_the_daemon_publishes_the_cpu_it_serves_the_ring_on(&dp);
     test_shm_objects_are_removed_when_a_client_leaves_or_is_killed(&dp);
     test_garbage_in_the_ring_disconnects_that_client(&dp);
     test_random_input_never_takes_the_daemon_down(&dp);

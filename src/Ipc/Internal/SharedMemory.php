@@ -21,6 +21,7 @@ final class SharedMemory
         int munmap(void *addr, size_t length);
         int close(int fd);
         int sched_yield(void);
+        int sched_getcpu(void);
         C;
     /** Indexes into the header viewed as uint64_t[] and uint32_t[] (see bipc_shm_header). */
     public const REQUEST_TAIL = 8;
@@ -28,6 +29,8 @@ final class SharedMemory
     public const RESPONSE_TAIL = 24;
     public const RESPONSE_HEAD = 32;
     public const DAEMON_STALLED = 80;
+    /** The CPU the daemon last served the ring on (uint32_t index; 0xFFFFFFFF: not yet). */
+    public const DAEMON_CPU = 82;
     private const REQUEST_CAPACITY = 2;
     private const RESPONSE_CAPACITY = 3;
     private const O_RDWR = 2;
@@ -117,6 +120,12 @@ final class SharedMemory
     public function yieldProcessor(): void
     {
         $this->lib->sched_yield(); // @phpstan-ignore method.notFound (declared in DECLARATIONS)
+    }
+
+    /** The CPU this process runs on right now (-1 when the kernel cannot tell). */
+    public function currentCpu(): int
+    {
+        return $this->lib->sched_getcpu(); // @phpstan-ignore method.notFound, return.type (declared in DECLARATIONS)
     }
 
     /** Unmapped only here, when nothing can touch the memory any more. */

@@ -36,6 +36,9 @@ final class ShmConnection implements FramedConnection, ResponseSource
     private const CONTROL_FLAG = 0x80000000;
     private const DOORBELL = "\x01\x00\x00\x00\x00\x00\x00\x00";
     private const PADDING = "\x00\x00\x00\x00\x00\x00\x00";
+    /** A batch goes out in parts of about this size when the daemon runs on another CPU. */
+    private const PART_BYTES = 65536;
+    private const CPU_UNKNOWN = 0xFFFFFFFF;
 
     private readonly ResponseRouter $router;
     private readonly StreamWatcher $watcher;
@@ -52,6 +55,8 @@ final class ShmConnection implements FramedConnection, ResponseSource
     /** Id of the next ring record (u32, 0 skipped). */
     private int $nextId = 1;
     private bool $flushScheduled = false;
+    /** Whether the batch collecting this tick goes out in parts (see PART_BYTES). */
+    private bool $flushInParts = false;
     /** Records (8-byte aligned) waiting for the end of the tick or for ring space. */
     private string $outgoing = '';
     /** Responses found by the last drain of the response ring. */
@@ -232,9 +237,15 @@ final class ShmConnection implements FramedConnection, ResponseSource
             // Requests of busy fibers collect during the loop tick and go into the ring with one
             // copy and one doorbell at its end.
             $this->flushScheduled = true;
+            $this->flushInParts = $this->daemonRunsElsewhere();
             EventLoop::defer($this->flush(...));
         } else {
             $this->outgoing .= $bytes;
+            if ($this->flushInParts && \strlen($this->outgoing) >= self::PART_BYTES) {
+                // The daemon has a CPU of its own: let it start on this part while the crowd
+                // goes on (on a shared CPU that would only add context switches).
+                $this->flush();
+            }
         }
 
         return $this->router->await($id, $cancellation, $this);
@@ -248,6 +259,17 @@ final class ShmConnection implements FramedConnection, ResponseSource
             // Nobody to tell: no exception (and its backtrace) for a plain close or reconnect.
             $this->release($why);
         }
+    }
+
+    /**
+     * Whether the daemon last served this ring on another CPU than the one we run on now: then
+     * it works on a batch while we go on. Asked once per batch (a sched_getcpu() call).
+     */
+    private function daemonRunsElsewhere(): bool
+    {
+        $daemonCpu = $this->words[SharedMemory::DAEMON_CPU];
+
+        return $daemonCpu !== self::CPU_UNKNOWN && $daemonCpu !== $this->memory->currentCpu();
     }
 
     /** Copies as many queued records as the ring takes and rings the doorbell once. */

@@ -63,6 +63,49 @@ final class SharedMemoryRingTest extends DaemonTestCase
         $client->close();
     }
 
+    public function testACrowdIsServedInPartsWhenTheDaemonRunsOnAnotherCpu(): void
+    {
+        // The client then hands each tick's batch over in parts as it grows (144 KiB here).
+        if ((int) \shell_exec('nproc') < 2) {
+            self::markTestSkipped('needs two CPUs');
+        }
+        $this->daemon->pinTo(1);
+        $mask = self::affinityOf(\getmypid());
+        \exec(\sprintf('taskset -p -c 0 %d', \getmypid()));
+        try {
+            $client = new ShmClient($this->daemon->socketPath);
+            $futures = [];
+            for ($f = 0; $f < 1000; $f++) {
+                $futures[] = Async::run(static function () use ($client, $f): int {
+                    $ok = 0;
+                    for ($i = 0; $i < 5; $i++) {
+                        $payload = \pack('NN', $f, $i) . \str_repeat(\chr(($f * 7 + $i) % 256), 128);
+                        $ok += (int) ($client->request($payload) === ByteFrequency::expected($payload));
+                    }
+
+                    return $ok;
+                });
+            }
+            $timeout = new TimeoutCancellation(30.0);
+            self::assertSame(5_000, \array_sum(Future::awaitAll($futures, $timeout)));
+            $timeout->dispose();
+            $client->close();
+        } finally {
+            \exec(\sprintf('taskset -p %s %d', $mask, \getmypid()));
+        }
+    }
+
+    /** The affinity mask of $pid as taskset prints it (hex). */
+    private static function affinityOf(int $pid): string
+    {
+        $line = (string) \shell_exec(\sprintf('taskset -p %d', $pid));
+        if (\preg_match('/mask: ([0-9a-f]+)/', $line, $m) !== 1) {
+            self::fail("cannot read the affinity of $pid: $line");
+        }
+
+        return $m[1];
+    }
+
     public function testAPayloadLargerThanTheRingIsRefusedAndTheChannelStaysUsable(): void
     {
         $client = new ShmClient($this->daemon->socketPath, 8192);

@@ -65,6 +65,15 @@ final class IpcDaemon
         throw new \RuntimeException('The IPC daemon did not report ready within 10 s');
     }
 
+    /** Moves the daemon to one CPU (taskset; it stays there until it stops). */
+    public function pinTo(int $cpu): void
+    {
+        \exec(\sprintf('taskset -p -c %d %d 2>&1', $cpu, $this->pid), $output, $code);
+        if ($code !== 0) {
+            throw new \RuntimeException('taskset failed: ' . \implode("\n", $output));
+        }
+    }
+
     public function log(): string
     {
         return (string) \file_get_contents($this->logFile);
