@@ -125,7 +125,7 @@ final class SharedMemory
     /** The CPU this process runs on right now (-1 when the kernel cannot tell). */
     public function currentCpu(): int
     {
-        return $this->lib->sched_getcpu(); // @phpstan-ignore method.notFound, return.type (declared in DECLARATIONS)
+        return $this->lib->sched_getcpu(); // @phpstan-ignore method.notFound (declared in DECLARATIONS)
     }
 
     /** Unmapped only here, when nothing can touch the memory any more. */
