@@ -77,7 +77,7 @@ final class MarkdownReport
             $md[] = "| {$t->area} | {$t->goal} | {$t->measuredText} | {$t->verdict()} |";
         }
         $md[] = '';
-        $md[] = 'What limits the two CRUD targets (memory, CRUD/s against pgbench), with the measurements behind it: [docs/AIRCRAFT.md](AIRCRAFT.md#what-limits-the-two-crud-targets-not-met-measured-24-nov-2026).';
+        $md[] = 'What limits the two CRUD targets (memory, CRUD/s against pgbench), with the measurements behind it: [docs/AIRCRAFT.md](AIRCRAFT.md#what-limits-the-two-crud-targets).';
         $md[] = '';
         $md = [...$md, ...$this->headline()];
         $md[] = '## Machine and software';
