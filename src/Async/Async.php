@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Async;
 
 use Bobbin\Async\Internal\FutureState;
+use Bobbin\Async\Loop\SelectDriver;
 use Closure;
 use Revolt\EventLoop;
 use Throwable;
@@ -41,6 +42,32 @@ final class Async
         });
 
         return new Future($state);
+    }
+
+    /**
+     * Waits for $stream to turn readable by blocking the whole process, but only where that
+     * holds up nobody: Bobbin's driver runs the loop and has nothing else to do
+     * (SelectDriver::isIdle(): no other stream, no referenced timer, nothing queued). Returns
+     * false at once otherwise, and on an interrupted wait: then wait the usual way.
+     *
+     * For a plain script or a PHP-FPM request waiting for one answer: it sleeps right away, as
+     * a blocking client would, instead of going through a loop turn first. On a shared vCPU the
+     * peer it just woke then gets the processor by our sleeping rather than by preempting us.
+     * Not for a wait that a cancellation or timeout should end: their timers do not keep the
+     * loop busy, so it may look idle, and they are not polled while this sleeps.
+     *
+     * @param resource $stream
+     */
+    public static function awaitReadableIfIdle(mixed $stream): bool
+    {
+        $driver = EventLoop::getDriver();
+        if (!$driver instanceof SelectDriver || !$driver->isIdle()) {
+            return false;
+        }
+        $read = [$stream];
+        $write = $except = null;
+
+        return @\stream_select($read, $write, $except, null) === 1;
     }
 
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */

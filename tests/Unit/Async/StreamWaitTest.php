@@ -7,7 +7,9 @@ namespace Bobbin\Tests\Unit\Async;
 use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\Loop\SelectDriver;
 use Bobbin\Async\TimeoutException;
+use Revolt\EventLoop;
 
 /** Async::awaitReadable / Async::awaitWritable: one-off readiness waits. */
 final class StreamWaitTest extends AsyncTestCase
@@ -127,5 +129,39 @@ final class StreamWaitTest extends AsyncTestCase
         }
 
         return $total;
+    }
+
+    public function testAnIdleLoopLetsAWaitSleepInPlaceUntilTheStreamIsReadable(): void
+    {
+        $child = \proc_open(['sh', '-c', 'sleep 0.1; echo late'], [1 => ['pipe', 'w']], $pipes);
+        self::assertIsResource($child);
+        \stream_set_blocking($pipes[1], false);
+
+        $started = \microtime(true);
+        $slept = Async::awaitReadableIfIdle($pipes[1]);
+        $elapsed = \microtime(true) - $started;
+
+        if (!EventLoop::getDriver() instanceof SelectDriver) {
+            self::assertFalse($slept, 'only Bobbin\'s driver can tell that it is idle');
+            self::assertLessThan(0.05, $elapsed);
+        } else {
+            self::assertTrue($slept);
+            self::assertGreaterThan(0.05, $elapsed);
+            self::assertSame("late\n", \fread($pipes[1], 100));
+        }
+        \fclose($pipes[1]);
+        \proc_close($child);
+    }
+
+    public function testALoopWithOtherWorkMakesTheIdleWaitReturnAtOnce(): void
+    {
+        [$reader] = $this->socketPair();
+        $timer = EventLoop::delay(1.0, static function (): void {
+        });
+
+        $started = \microtime(true);
+        self::assertFalse(Async::awaitReadableIfIdle($reader));
+        self::assertLessThan(0.05, \microtime(true) - $started);
+        EventLoop::cancel($timer);
     }
 }
