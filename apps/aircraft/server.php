@@ -10,6 +10,7 @@ declare(strict_types=1);
 use Bobbin\Apps\Aircraft\AircraftConfig;
 use Bobbin\Apps\Aircraft\AircraftServices;
 use Bobbin\Apps\Aircraft\Http\AircraftApplication;
+use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
@@ -17,10 +18,21 @@ use Bobbin\Postgres\PoolConfig;
 require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
 $config = AircraftConfig::fromEnvironment(\getenv());
+$logger = new StderrLogger();
 $pool = new ConnectionPool(PoolConfig::fromConnectionString(
     $config->databaseUrl,
+    minSize: $config->poolMin,
     maxSize: $config->poolMax,
     acquireTimeout: $config->poolWait,
 ));
+if ($config->poolMin > 0) {
+    // Connect before the first request rather than under it; a database that is down now
+    // must not keep the worker from starting (requests get 503 until it is back).
+    try {
+        $pool->warmUp(new TimeoutCancellation($config->poolWait));
+    } catch (\Throwable $e) {
+        $logger->warning('Could not open DATABASE_POOL_MIN={min} connections at start: {message}', ['min' => $config->poolMin, 'message' => $e->getMessage()]);
+    }
+}
 
-return AircraftServices::container(static fn () => $pool, new StderrLogger())->get(AircraftApplication::class);
+return AircraftServices::container(static fn () => $pool, $logger)->get(AircraftApplication::class);

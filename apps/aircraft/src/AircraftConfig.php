@@ -16,9 +16,14 @@ final class AircraftConfig
         public readonly float $poolWait = 5.0,
         /** PHP-FPM only: keep one persistent connection per FPM child (pg_pconnect). */
         public readonly bool $persistentConnection = false,
+        /** Bobbin only: connections opened when a worker starts and kept open while idle. */
+        public readonly int $poolMin = 0,
     ) {
         if ($poolMax < 1) {
             throw new \InvalidArgumentException('DATABASE_POOL_MAX must be at least 1');
+        }
+        if ($poolMin < 0 || $poolMin > $poolMax) {
+            throw new \InvalidArgumentException(\sprintf('DATABASE_POOL_MIN must be between 0 and DATABASE_POOL_MAX (%d), got %d', $poolMax, $poolMin));
         }
         if ($poolWait <= 0) {
             throw new \InvalidArgumentException('DATABASE_POOL_WAIT must be a positive number of seconds');
@@ -38,6 +43,7 @@ final class AircraftConfig
             self::integer($env, 'DATABASE_POOL_MAX', 32),
             self::number($env, 'DATABASE_POOL_WAIT', 5.0),
             \filter_var($env['DATABASE_PERSISTENT'] ?? '0', \FILTER_VALIDATE_BOOL),
+            self::integer($env, 'DATABASE_POOL_MIN', 0),
         );
     }
 

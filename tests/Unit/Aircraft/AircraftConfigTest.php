@@ -16,12 +16,14 @@ final class AircraftConfigTest extends TestCase
             'DATABASE_POOL_MAX' => '7',
             'DATABASE_POOL_WAIT' => '0.5',
             'DATABASE_PERSISTENT' => '1',
+            'DATABASE_POOL_MIN' => '3',
         ]);
 
         self::assertSame('host=db dbname=x', $config->databaseUrl);
         self::assertSame(7, $config->poolMax);
         self::assertSame(0.5, $config->poolWait);
         self::assertTrue($config->persistentConnection);
+        self::assertSame(3, $config->poolMin);
     }
 
     public function testUnsetPoolSettingsTakeTheDocumentedDefaults(): void
@@ -31,6 +33,7 @@ final class AircraftConfigTest extends TestCase
         self::assertSame(32, $config->poolMax);
         self::assertSame(5.0, $config->poolWait);
         self::assertFalse($config->persistentConnection);
+        self::assertSame(0, $config->poolMin);
     }
 
     public function testAPoolSizeThatIsNotAnIntegerIsRejectedByName(): void
@@ -55,5 +58,13 @@ final class AircraftConfigTest extends TestCase
         $this->expectExceptionMessage('DATABASE_POOL_MAX must be at least 1');
 
         AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => '0']);
+    }
+
+    public function testAMinimumAboveTheMaximumIsRejected(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('DATABASE_POOL_MIN must be between 0 and DATABASE_POOL_MAX (4), got 5');
+
+        AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => '4', 'DATABASE_POOL_MIN' => '5']);
     }
 }
