@@ -65,16 +65,6 @@ final class SocketConnection implements FramedConnection, ResponseSource
 
     public static function open(Endpoint $endpoint, float $timeout, int $maxFrame): self
     {
-        $stream = $endpoint->transport === Transport::Unix && \extension_loaded('sockets')
-            ? self::connectUnix($endpoint)
-            : self::connectStream($endpoint, $timeout);
-
-        return new self($stream, $maxFrame);
-    }
-
-    /** @return resource */
-    private static function connectStream(Endpoint $endpoint, float $timeout)
-    {
         /** @var resource|null $context */
         static $context = null;
         $context ??= \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
@@ -109,40 +99,7 @@ final class SocketConnection implements FramedConnection, ResponseSource
         \stream_set_read_buffer($stream, 0);
         \stream_set_write_buffer($stream, 0);
 
-        return $stream;
-    }
-
-    /**
-     * A unix connect through ext-sockets (when loaded): the descriptor is made non-blocking
-     * before connect() and the exported stream knows it, where a stream connect sets the flag
-     * after it and stream_set_blocking() sets it again. What runs between connect() and the
-     * first write matters on a shared vCPU: the longer it takes, the likelier the daemon, woken
-     * by the connect, preempts us before the request is out (measured: a bare loop with 3 us of
-     * work there went from 0.1 to 2.4 preemptions per request).
-     *
-     * @return resource
-     */
-    private static function connectUnix(Endpoint $endpoint)
-    {
-        $socket = @\socket_create(\AF_UNIX, \SOCK_STREAM, 0);
-        if ($socket === false) {
-            throw new IpcException(\sprintf('Cannot create a unix socket: %s', \socket_strerror(\socket_last_error())));
-        }
-        \socket_set_nonblock($socket);
-        if (!@\socket_connect($socket, $endpoint->address)) {
-            $error = \socket_last_error($socket);
-            \socket_close($socket);
-            throw new IpcException(\sprintf('Cannot connect to the IPC daemon at %s: %s', $endpoint->uri(), \socket_strerror($error)));
-        }
-        $stream = \socket_export_stream($socket);
-        if ($stream === false) {
-            \socket_close($socket);
-            throw new IpcException('Cannot make a stream of the unix socket');
-        }
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
-
-        return $stream;
+        return new self($stream, $maxFrame);
     }
 
     public function isOpen(): bool
