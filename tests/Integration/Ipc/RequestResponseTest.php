@@ -9,6 +9,7 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Tests\Support\Ipc\ByteFrequency;
 use Bobbin\Tests\Support\Ipc\Channels;
 use Bobbin\Tests\Support\Ipc\DaemonTestCase;
@@ -89,6 +90,41 @@ final class RequestResponseTest extends DaemonTestCase
         self::assertSame(ByteFrequency::expected('first'), $client->request('first'));
         $client->close();
         self::assertSame(ByteFrequency::expected('second one'), $client->request('second one'));
+        $client->close();
+    }
+
+    #[DataProvider('channels')]
+    public function testAFiberClosingTheClientFailsOnlyTheRequestsInFlightAndLaterOnesReconnect(string $channel): void
+    {
+        // Fibers answered in a batch run one after another inside the reader's turn: one of
+        // them closing the connection must not upset the others' answers or the reader.
+        $client = Channels::client($channel, $this->daemon);
+        $answered = $lost = 0;
+        $futures = [];
+        for ($f = 0; $f < 200; $f++) {
+            $futures[] = Async::run(static function () use ($client, $f, &$answered, &$lost): void {
+                Async::delay(0.001); // so that they all wait together
+                for ($i = 0; $i < 20; $i++) {
+                    $payload = \pack('NN', $f, $i);
+                    try {
+                        self::assertSame(ByteFrequency::expected($payload), $client->request($payload));
+                        $answered++;
+                    } catch (ConnectionLostException) {
+                        $lost++;
+                    }
+                    if ($i === 10 && $f % 50 === 7) {
+                        $client->close();
+                    }
+                }
+            });
+        }
+        $timeout = new TimeoutCancellation(20.0);
+        Future::awaitAll($futures, $timeout);
+        $timeout->dispose();
+
+        self::assertSame(4000, $answered + $lost);
+        self::assertGreaterThan(0, $lost, 'the closes hit requests in flight');
+        self::assertSame(ByteFrequency::expected('after'), $client->request('after'));
         $client->close();
     }
 }
