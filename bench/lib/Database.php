@@ -109,7 +109,7 @@ final class Database
         $this->execute("DELETE FROM aircraft WHERE number LIKE 'B-%' OR number LIKE 'PGB-%'");
         $this->execute(\sprintf(
             "INSERT INTO aircraft (number, title, serial_number, assembly_date, added_at)
-             SELECT 'SEED-' || g, 'Seed aircraft', 'S-' || g, date '2000-01-01' + g % 7000, date '2024-01-31'
+             SELECT 'SEED-' || g, 'Seed aircraft', 'S-' || g, date '2000-01-01' + g %% 7000, date '2024-01-31'
              FROM generate_series(1, %d) g ON CONFLICT (number) DO NOTHING",
             self::SEED_ROWS,
         ));
