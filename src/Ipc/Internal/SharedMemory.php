@@ -17,8 +17,8 @@ final class SharedMemory
 {
     private const DECLARATIONS = <<<'C'
         int shm_open(const char *name, int oflag, unsigned int mode);
-        void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
-        int munmap(void *addr, size_t length);
+        intptr_t mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
+        int munmap(intptr_t addr, size_t length);
         int close(int fd);
         int sched_yield(void);
         int sched_getcpu(void);
@@ -36,6 +36,8 @@ final class SharedMemory
     private const O_RDWR = 2;
     private const PROT_READ_WRITE = 3;
     private const MAP_SHARED = 1;
+    /** mmap()'s (void *) -1. */
+    private const MAP_FAILED = -1;
 
     private static ?FFI $ffi = null;
     /** php_uname("m"), read once per process. */
@@ -49,13 +51,17 @@ final class SharedMemory
     public readonly int $requestCapacity;
     public readonly int $responseCapacity;
 
+    /**
+     * @param int $address where the segment is mapped: an integer, because FFI::cast() of a void*
+     *        CData to an integer type reads the memory it points to, not the pointer
+     */
     private function __construct(
         private readonly FFI $lib,
-        private readonly CData $base,
+        private readonly int $address,
         private readonly int $size,
     ) {
-        $this->positions = self::cast($lib, 'uint64_t*', $base);
-        $this->words = self::cast($lib, 'uint32_t*', $base);
+        $this->positions = self::cast($lib, 'uint64_t*', $address);
+        $this->words = self::cast($lib, 'uint32_t*', $address);
         $this->requestCapacity = (int) $this->words[self::REQUEST_CAPACITY];
         $this->responseCapacity = (int) $this->words[self::RESPONSE_CAPACITY];
     }
@@ -82,25 +88,25 @@ final class SharedMemory
         if ($fd < 0) {
             throw new IpcException(\sprintf('shm_open(%s) failed', $name));
         }
-        $base = self::call($lib, 'mmap', null, $size, self::PROT_READ_WRITE, self::MAP_SHARED, $fd, 0);
+        /** @var int $address */
+        $address = self::call($lib, 'mmap', null, $size, self::PROT_READ_WRITE, self::MAP_SHARED, $fd, 0);
         self::call($lib, 'close', $fd);
-        /** @var CData $base */
-        if (FFI::isNull($base) || (int) self::cast($lib, 'intptr_t', $base)->cdata === -1) { // @phpstan-ignore property.notFound (MAP_FAILED)
-            throw new IpcException(\sprintf('mmap of %s failed', $name));
+        if ($address === self::MAP_FAILED) {
+            throw new IpcException(\sprintf('mmap of %s (%d bytes) failed', $name, $size));
         }
 
-        return new self($lib, $base, $size);
+        return new self($lib, $address, $size);
     }
 
     /** A char pointer $offset bytes into the segment. */
     public function pointer(int $offset): CData
     {
-        return self::cast($this->lib, 'char*', $this->base) + $offset; // @phpstan-ignore binaryOp.invalid (pointer arithmetic)
+        return self::cast($this->lib, 'char*', $this->address + $offset);
     }
 
-    private static function cast(FFI $lib, string $type, CData $pointer): CData
+    private static function cast(FFI $lib, string $type, int $address): CData
     {
-        return $lib->cast($type, $pointer) ?? throw new IpcException("FFI could not cast the segment to $type");
+        return $lib->cast($type, $address) ?? throw new IpcException("FFI could not cast the segment to $type");
     }
 
     /**
@@ -133,7 +139,7 @@ final class SharedMemory
     {
         if (!$this->unmapped) {
             $this->unmapped = true;
-            self::call($this->lib, 'munmap', $this->base, $this->size);
+            self::call($this->lib, 'munmap', $this->address, $this->size);
         }
     }
 
