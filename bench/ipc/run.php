@@ -3,9 +3,10 @@
 declare(strict_types=1);
 
 /*
- * The IPC benchmark: channel x size x reconnect for the C client (the ceiling) and the PHP
- * client (blocking and in a fiber), plus many fibers sharing one connection, on the same vCPU
- * and on different vCPUs. Prints markdown tables (medians of --runs runs).
+ * The IPC benchmark: channel x size x reconnect for the C client (the ceiling), bare PHP (the
+ * floor of what any PHP code gets: bench/ipc/php-bare.php) and the PHP client (blocking and in a
+ * fiber), plus many fibers sharing one connection, on the same vCPU and on different vCPUs.
+ * Prints markdown tables (medians of --runs runs).
  *
  * Runs of the C and PHP clients are interleaved, so a burst of outside load hits all of them
  * alike, and each row first waits (up to --noise-wait seconds) for the machine to be idle.
@@ -42,6 +43,7 @@ foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
     \array_push($phpSettings, '-d', "$name=$value");
 }
 $php = [\PHP_BINARY, ...$phpSettings, '-d', 'memory_limit=1G', "$root/bench/ipc/php-client.php"];
+$barePhp = [\PHP_BINARY, ...$phpSettings, "$root/bench/ipc/php-bare.php"];
 
 /**
  * @param list<string> $extra
@@ -172,20 +174,21 @@ foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOption
     $current = $daemon;
     [, , $socket, $port] = $daemon;
     echo "## $placementName\n\n";
-    echo "| channel | size | reconnect | C client | PHP blocking | PHP in a fiber | fiber / C | blocking / C | CPU busy before |\n";
-    echo "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    echo "| channel | size | reconnect | C client | bare PHP | PHP blocking | PHP in a fiber | fiber / C | blocking / C | bare PHP / C | CPU busy before |\n";
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     foreach (['tcp', 'unix', 'shm'] as $channel) {
         foreach ([128, 2048] as $size) {
             foreach ($reconnects as $reconnectName => $every) {
                 $n = $counts[$every];
                 $args = [$channel, $socket, (string) $port, (string) $size, (string) $n, (string) $every];
                 $busy = waitForQuiet($noiseWait);
-                ['c' => $c, 'blocking' => $blocking, 'fiber' => $fiber] = measure([
+                ['c' => $c, 'bare' => $bare, 'blocking' => $blocking, 'fiber' => $fiber] = measure([
                     'c' => pinned($clientCpu, \array_merge([$cBench], $args)),
+                    'bare' => pinned($clientCpu, \array_merge($barePhp, $args, [$cold ? '0' : (string) $n])),
                     'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking', $cold ? '0' : (string) $n])),
                     'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber', $cold ? '0' : (string) $n])),
                 ], $runs);
-                \printf("| %s | %d B | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.0f %% |\n", $channel, $size, $reconnectName, $c, $blocking, $fiber, $fiber / $c, $blocking / $c, $busy * 100);
+                \printf("| %s | %d B | %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.0f %% |\n", $channel, $size, $reconnectName, $c, $bare, $blocking, $fiber, $fiber / $c, $blocking / $c, $bare / $c, $busy * 100);
             }
         }
     }
