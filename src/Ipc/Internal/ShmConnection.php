@@ -41,7 +41,8 @@ final class ShmConnection implements FramedConnection, ResponseSource
     private const CPU_UNKNOWN = 0xFFFFFFFF;
 
     private readonly ResponseRouter $router;
-    private readonly StreamWatcher $watcher;
+    /** Made by the first wait on the doorbell: a lone caller answered at once never needs it. */
+    private ?StreamWatcher $watcher = null;
     /** The segment header as uint64_t[] (indexes in SharedMemory). */
     private readonly CData $positions;
     /** The segment header as uint32_t[] (the daemon's stall flag). */
@@ -93,10 +94,8 @@ final class ShmConnection implements FramedConnection, ResponseSource
         $this->responseRing = $memory->pointer(self::DATA_OFFSET + $this->requestCapacity);
         $this->requestTail = (int) $this->positions[SharedMemory::REQUEST_TAIL];
         $this->responseHead = (int) $this->positions[SharedMemory::RESPONSE_HEAD];
-        \stream_set_blocking($toClient, false);
         \stream_set_read_buffer($toClient, 0);
         \stream_set_write_buffer($toDaemon, 0);
-        $this->watcher = new StreamWatcher($toClient);
     }
 
     public static function open(string $socketPath, int $ringCapacity, float $timeout, float $livenessInterval): self
@@ -435,11 +434,20 @@ final class ShmConnection implements FramedConnection, ResponseSource
         // The doorbell never rings once the daemon is gone: check its lifeline now and then.
         $this->liveness ??= $this->watchLiveness();
         try {
-            $this->watcher->awaitReadable(null, $cancellation);
+            ($this->watcher ?? $this->watchDoorbell())->awaitReadable(null, $cancellation);
         } catch (StreamClosedException) {
             throw $this->lost();
         }
         @\fread($this->toClient, 8);
+    }
+
+    private function watchDoorbell(): StreamWatcher
+    {
+        // The daemon's eventfds are non-blocking already (the flag belongs to the file both
+        // processes share); set here, not per connect, in case another daemon's are not.
+        \stream_set_blocking($this->toClient, false);
+
+        return $this->watcher = new StreamWatcher($this->toClient);
     }
 
     private function watchLiveness(): Timer
@@ -488,7 +496,7 @@ final class ShmConnection implements FramedConnection, ResponseSource
         $this->open = false;
         $this->lostWhy = $why;
         $this->liveness?->cancel();
-        $this->watcher->close();
+        $this->watcher?->close();
         @\fclose($this->toDaemon);
         @\fclose($this->toClient);
         @\socket_close($this->control);
