@@ -137,6 +137,18 @@ final class ShmConnection implements FramedConnection, ResponseSource
         }
         $name = \substr($reply, 20, $r['nameLength']);
         $memory = SharedMemory::map($name, $r['segment']);
+        if (!self::layoutFits($memory, $r['req'], $r['resp'], $r['segment'])) {
+            \socket_close($control);
+            throw new IpcException(\sprintf(
+                'The shared-memory segment %s does not match the handshake (rings of %d and %d bytes in %d bytes; its header says %d and %d)',
+                $name,
+                $r['req'],
+                $r['resp'],
+                $r['segment'],
+                $memory->requestCapacity,
+                $memory->responseCapacity,
+            ));
+        }
         $mapped = \pack('VC', self::CONTROL_FLAG | 1, self::OP_SHM_MAPPED);
         @\socket_send($control, $mapped, \strlen($mapped), 0);
         [$toDaemon, $toClient] = \array_values($fds);
@@ -146,6 +158,20 @@ final class ShmConnection implements FramedConnection, ResponseSource
         }
 
         return new self($control, $memory, $toDaemon, $toClient, $livenessInterval);
+    }
+
+    /**
+     * Whether the rings the header describes are those of the handshake and lie inside the
+     * mapping: the ring code trusts both from here on, and a read past the mapping would kill the
+     * process rather than raise an error.
+     */
+    private static function layoutFits(SharedMemory $memory, int $requestCapacity, int $responseCapacity, int $segmentSize): bool
+    {
+        return $memory->requestCapacity === $requestCapacity
+            && $memory->responseCapacity === $responseCapacity
+            && $requestCapacity >= 16 && $requestCapacity % 8 === 0
+            && $responseCapacity >= 16 && $responseCapacity % 8 === 0
+            && self::DATA_OFFSET + $requestCapacity + $responseCapacity <= $segmentSize;
     }
 
     /**
