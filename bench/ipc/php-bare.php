@@ -19,6 +19,10 @@ if ($argc !== 7 && $argc !== 8) {
     exit(2);
 }
 [, $channel, $socket, $port, $size, $requests, $every] = $argv;
+if (!\in_array($channel, ['unix', 'tcp', 'shm'], true)) {
+    \fwrite(\STDERR, "unknown channel $channel (unix, tcp or shm)\n");
+    exit(2);
+}
 $warmup = (int) ($argv[7] ?? 0);
 $size = (int) $size;
 $requests = (int) $requests;
