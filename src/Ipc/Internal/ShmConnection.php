@@ -414,13 +414,21 @@ final class ShmConnection implements FramedConnection, ResponseSource
         $head = $this->responseHead;
         if ($tail !== $head) {
             $capacity = $this->responseCapacity;
+            if ($tail < $head || $tail - $head > $capacity) {
+                // FFI::string() with a length out of the ring's bounds would crash the process.
+                $this->lose(new IpcException(\sprintf('The IPC daemon published a response position outside its ring (tail %d, head %d, capacity %d)', $tail, $head, $capacity)));
+                throw $this->lost();
+            }
             $router = $this->router;
             $drained = 0;
             while ($head !== $tail) {
                 $offset = $head % $capacity;
                 $run = \min($tail - $head, $capacity - $offset);
+                if ($run <= 0) { // a wrap marker that skipped past the tail
+                    $this->lose(new IpcException('The IPC daemon wrote a malformed response record'));
+                    throw $this->lost();
+                }
                 // One copy of everything readable, then parse it in PHP.
-                \assert($run > 0);
                 $chunk = FFI::string($this->responseRing + $offset, $run); // @phpstan-ignore binaryOp.invalid
                 $pos = 0;
                 while ($pos < $run) {

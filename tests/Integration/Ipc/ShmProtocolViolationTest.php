@@ -11,11 +11,12 @@ use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop;
 
 /**
- * A daemon that answers the shared-memory handshake wrongly gets a clear IpcException, never a
- * crash or a hang. The daemon here is a fake served by the event loop of the test process: the
- * client waits for the reply through that loop, so the fake answers while the client waits.
+ * A daemon that breaks the shared-memory protocol (a wrong handshake, ring positions out of
+ * bounds) gets a clear IpcException, never a crash or a hang. The daemon here is a fake served by
+ * the event loop of the test process: the client waits for the reply through that loop, so the
+ * fake answers while the client waits.
  */
-final class ShmHandshakeTest extends TestCase
+final class ShmProtocolViolationTest extends TestCase
 {
     private const CONTROL_FLAG = 0x80000000;
     private const OP_SHM_OPEN = 1;
@@ -110,15 +111,57 @@ final class ShmHandshakeTest extends TestCase
         (new ShmClient($this->socketPath, 8192, connectTimeout: 0.2))->request('x');
     }
 
+    public function testAResponseTailBehindTheHeadIsAnIpcExceptionNotACrash(): void
+    {
+        // The response tail (uint64 at byte 192) as a negative PHP integer: a read of that many
+        // bytes would crash the process.
+        $this->createSegment(4096 + 2 * 8192, 8192, 8192, [192 => \pack('P', -16)]);
+        $this->serve(fn (): string => $this->reply(0, 8192, 8192, 4096 + 2 * 8192));
+
+        $this->expectException(IpcException::class);
+        $this->expectExceptionMessage('The IPC daemon published a response position outside its ring (tail -16, head 0, capacity 8192)');
+
+        $this->requestWithATimeout();
+    }
+
+    public function testAResponseTailMoreThanARingAheadIsAnIpcException(): void
+    {
+        $this->createSegment(4096 + 2 * 8192, 8192, 8192, [192 => \pack('P', 3 * 8192)]);
+        $this->serve(fn (): string => $this->reply(0, 8192, 8192, 4096 + 2 * 8192));
+
+        $this->expectException(IpcException::class);
+        $this->expectExceptionMessage('The IPC daemon published a response position outside its ring (tail 24576, head 0, capacity 8192)');
+
+        $this->requestWithATimeout();
+    }
+
+    public function testAWrapMarkerThatSkipsPastTheTailIsAnIpcException(): void
+    {
+        // One 8-byte record published (tail 8) that is a wrap marker: skipping to the ring's
+        // start would put the head past the tail.
+        $this->createSegment(4096 + 2 * 8192, 8192, 8192, [192 => \pack('P', 8), 4096 + 8192 => "\xFF\xFF\xFF\xFF"]);
+        $this->serve(fn (): string => $this->reply(0, 8192, 8192, 4096 + 2 * 8192));
+
+        $this->expectException(IpcException::class);
+        $this->expectExceptionMessage('The IPC daemon wrote a malformed response record');
+
+        $this->requestWithATimeout();
+    }
+
     /** A request bounded in time: a client that accepted a bad handshake would wait for ever. */
     private function requestWithATimeout(): void
     {
         (new ShmClient($this->socketPath, 8192, connectTimeout: 2.0))->request('x', new TimeoutCancellation(2.0));
     }
 
-    private function createSegment(int $size, int $requestCapacity, int $responseCapacity): void
+    /** @param array<int, string> $patches bytes to write at these offsets of the header */
+    private function createSegment(int $size, int $requestCapacity, int $responseCapacity, array $patches = []): void
     {
-        \file_put_contents('/dev/shm' . $this->segmentName, \str_pad(\pack('V4', 0, 0, $requestCapacity, $responseCapacity), $size, "\0"));
+        $segment = \str_pad(\pack('V4', 0, 0, $requestCapacity, $responseCapacity), $size, "\0");
+        foreach ($patches as $offset => $bytes) {
+            $segment = \substr_replace($segment, $bytes, $offset, \strlen($bytes));
+        }
+        \file_put_contents('/dev/shm' . $this->segmentName, $segment);
     }
 
     /** The reply of docs/IPC.md's handshake: a control frame naming the segment. */
