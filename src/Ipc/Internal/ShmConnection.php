@@ -424,10 +424,7 @@ final class ShmConnection implements FramedConnection, ResponseSource
             while ($head !== $tail) {
                 $offset = $head % $capacity;
                 $run = \min($tail - $head, $capacity - $offset);
-                if ($run <= 0) { // a wrap marker that skipped past the tail
-                    $this->lose(new IpcException('The IPC daemon wrote a malformed response record'));
-                    throw $this->lost();
-                }
+                \assert($run > 0); // head < tail <= head + capacity: checked above and at wrap markers
                 // One copy of everything readable, then parse it in PHP.
                 $chunk = FFI::string($this->responseRing + $offset, $run); // @phpstan-ignore binaryOp.invalid
                 $pos = 0;
@@ -442,6 +439,10 @@ final class ShmConnection implements FramedConnection, ResponseSource
                     $size = $record[1] & 0xFFFFFFFF;
                     if ($size === self::WRAP) {
                         $head += $capacity - $offset;
+                        if ($head > $tail) { // skipped past the published records
+                            $this->lose(new IpcException('The IPC daemon wrote a malformed response record'));
+                            throw $this->lost();
+                        }
                         continue 2;
                     }
                     if ($size < 4 || $pos + 4 + $size > $run) {
