@@ -70,6 +70,51 @@ final class Async
         return @\stream_select($read, $write, $except, null) === 1;
     }
 
+    /**
+     * Runs $callback at the end of the current loop tick, after the fibers already resumed in it
+     * (a place to flush what several fibers queued during the tick in one write).
+     *
+     * @param Closure(): void $callback
+     */
+    public static function defer(Closure $callback): void
+    {
+        EventLoop::defer(static fn () => $callback());
+    }
+
+    /**
+     * The most descriptors the current loop driver can watch, or null when only the process's
+     * open-files limit bounds it. select()-based drivers (Bobbin's SelectDriver, Revolt's
+     * StreamSelectDriver) cannot watch a descriptor numbered 1,024 or above (FD_SETSIZE).
+     */
+    public static function descriptorCeiling(): ?int
+    {
+        $driver = EventLoop::getDriver();
+        if ($driver instanceof SelectDriver || $driver instanceof EventLoop\Driver\StreamSelectDriver) {
+            return SelectDriver::SELECTABLE_DESCRIPTORS;
+        }
+
+        return null;
+    }
+
+    /**
+     * Classes the runtime loads the first time a fiber waits, times out or is cancelled. A
+     * server loads them at start: autoloading needs a free descriptor, and the first time one
+     * of these is needed may be exactly when the process has none left.
+     *
+     * @return list<class-string>
+     */
+    public static function runtimeClasses(): array
+    {
+        return [
+            StreamWatcher::class, Internal\StreamWaiters::class, StreamClosedException::class,
+            CancelledException::class, TimeoutException::class, Internal\FutureState::class,
+            CancellationSource::class, TimeoutCancellation::class, CompositeCancellation::class,
+            EventLoop\FiberLocal::class, EventLoop\Internal\DriverSuspension::class,
+            EventLoop\Internal\StreamReadableCallback::class, EventLoop\Internal\StreamWritableCallback::class,
+            EventLoop\Internal\TimerCallback::class, EventLoop\Internal\DeferCallback::class,
+        ];
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

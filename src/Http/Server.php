@@ -9,12 +9,10 @@ use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
-use Bobbin\Async\Loop\SelectDriver;
 use Bobbin\Async\Timer;
 use Closure;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
-use Revolt\EventLoop;
 
 /**
  * One HTTP/1.1 server on the current event loop: accepts connections on one listening socket
@@ -32,11 +30,6 @@ final class Server
     private const PRELOAD = [
         Connection::class, ConnectionPhase::class, RequestParser::class, RequestHead::class, ProtocolError::class,
         WriteFailed::class, HttpDate::class, StatusReason::class,
-        \Bobbin\Async\StreamWatcher::class, \Bobbin\Async\Internal\StreamWaiters::class, \Bobbin\Async\StreamClosedException::class,
-        \Bobbin\Async\CancelledException::class, \Bobbin\Async\TimeoutException::class, \Bobbin\Async\Internal\FutureState::class,
-        \Revolt\EventLoop\FiberLocal::class, \Revolt\EventLoop\Internal\DriverSuspension::class,
-        \Revolt\EventLoop\Internal\StreamReadableCallback::class, \Revolt\EventLoop\Internal\StreamWritableCallback::class,
-        \Revolt\EventLoop\Internal\TimerCallback::class, \Revolt\EventLoop\Internal\DeferCallback::class,
         Message\ServerRequest::class, Message\Response::class, Message\StringStream::class, Message\HeaderRules::class,
         Message\Uri::class,
         // nyholm's Uri, Stream and Response for applications that use them.
@@ -129,7 +122,7 @@ final class Server
             throw new \LogicException('The server was already started');
         }
         $this->listener ??= self::listen($this->config->listen, $this->config->backlog);
-        foreach (self::PRELOAD as $class) {
+        foreach ([...self::PRELOAD, ...Async::runtimeClasses()] as $class) {
             \class_exists($class); // enums are classes too: this loads every entry
         }
         $this->maxConnections = $this->connectionsTheDescriptorLimitAllows();
@@ -423,8 +416,9 @@ final class Server
     {
         $limits = \function_exists('posix_getrlimit') ? \posix_getrlimit() : false;
         $soft = \is_array($limits) ? ($limits['soft openfiles'] ?? 'unlimited') : 'unlimited';
-        if (EventLoop::getDriver() instanceof SelectDriver) {
-            $soft = \is_numeric($soft) ? \min((int) $soft, SelectDriver::SELECTABLE_DESCRIPTORS) : SelectDriver::SELECTABLE_DESCRIPTORS;
+        $ceiling = Async::descriptorCeiling();
+        if ($ceiling !== null) {
+            $soft = \is_numeric($soft) ? \min((int) $soft, $ceiling) : $ceiling;
         }
         if (!\is_numeric($soft)) {
             return $this->config->maxConnections;
