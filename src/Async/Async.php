@@ -115,6 +115,21 @@ final class Async
         ];
     }
 
+    /**
+     * Whether $stream has something to read (data, an end of stream, an error) right now: one
+     * zero-timeout poll of that one descriptor, never a wait. For a cheap check that an idle
+     * connection is still what it was: a healthy idle session has nothing to say.
+     *
+     * @param resource $stream
+     */
+    public static function isReadableNow(mixed $stream): bool
+    {
+        $read = [$stream];
+        $write = $except = null;
+
+        return @\stream_select($read, $write, $except, 0, 0) === 1;
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {
