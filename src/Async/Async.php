@@ -130,6 +130,25 @@ final class Async
         return @\stream_select($read, $write, $except, 0, 0) === 1;
     }
 
+    /**
+     * Calls $callback from the loop whenever $stream is readable, until cancelWatch(): for a
+     * condition to notice while no fiber waits on the stream (a client hanging up while its
+     * request is handled). A fiber that waits for data uses a StreamWatcher instead.
+     *
+     * @param resource $stream
+     * @param Closure(): void $callback
+     * @return string an id for cancelWatch()
+     */
+    public static function watchReadable(mixed $stream, Closure $callback): string
+    {
+        return EventLoop::onReadable($stream, static fn () => $callback());
+    }
+
+    public static function cancelWatch(string $id): void
+    {
+        EventLoop::cancel($id);
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

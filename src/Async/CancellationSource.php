@@ -18,6 +18,15 @@ final class CancellationSource implements Cancellation
     private int $nextId = 0;
     private ?CancelledException $reason = null;
 
+    /**
+     * @param (Closure(): void)|null $onFirstSubscriber called once, when the first waiter
+     *        subscribes: whatever would cancel (a watch on a socket, a timer) can start only
+     *        when someone waits, and costs nothing for a source nobody waits on
+     */
+    public function __construct(private ?Closure $onFirstSubscriber = null)
+    {
+    }
+
     public function token(): Cancellation
     {
         return $this;
@@ -46,6 +55,11 @@ final class CancellationSource implements Cancellation
             return $id;
         }
         $this->callbacks[$id] = $callback;
+        if ($this->onFirstSubscriber !== null) {
+            $onFirstSubscriber = $this->onFirstSubscriber;
+            $this->onFirstSubscriber = null;
+            $onFirstSubscriber();
+        }
 
         return $id;
     }

@@ -7,10 +7,6 @@ namespace Bobbin\Cli;
 /** `bin/bobbin`: picks the sub-command and turns failures into one stderr line and an exit code. */
 final class Application
 {
-    public const EXIT_OK = 0;
-    public const EXIT_RUNTIME = 1;
-    public const EXIT_USAGE = 2;
-
     /** @var resource */
     private $stdout;
     /** @var resource */
@@ -43,7 +39,7 @@ final class Application
                         \fwrite($this->stdout, self::help());
                     }
 
-                    return self::EXIT_OK;
+                    return ExitCode::Ok->value;
                 case 'serve':
                     return (new ServeCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
                 case 'reload':
@@ -51,19 +47,19 @@ final class Application
                 case 'stop':
                     return (new ControlCommand($this->stdout))->run($command, \array_slice($arguments, 1));
                 default:
-                    throw new UsageError(\sprintf('Unknown command "%s" (try bin/bobbin --help)', $command));
+                    throw new UsageException(\sprintf('Unknown command "%s" (try bin/bobbin --help)', $command));
             }
-        } catch (UsageError $error) {
+        } catch (UsageException $error) {
             \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
 
-            return self::EXIT_USAGE;
+            return ExitCode::Usage->value;
         } catch (\Throwable $error) {
-            $message = $error instanceof StartupFailure
+            $message = $error instanceof StartupException
                 ? $error->getMessage()
                 : \sprintf('%s: %s in %s:%d', $error::class, $error->getMessage(), $error->getFile(), $error->getLine());
             \fwrite($this->stderr, 'bobbin: ' . \str_replace("\n", ' ', $message) . "\n");
 
-            return self::EXIT_RUNTIME;
+            return ExitCode::Runtime->value;
         }
     }
 

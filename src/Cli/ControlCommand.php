@@ -22,7 +22,7 @@ final class ControlCommand
 
     /**
      * @param list<string> $arguments after the command name
-     * @throws UsageError|StartupFailure
+     * @throws UsageException|StartupException
      */
     public function run(string $command, array $arguments): int
     {
@@ -30,7 +30,7 @@ final class ControlCommand
         if ($wantsHelp) {
             \fwrite($this->stdout, self::help());
 
-            return Application::EXIT_OK;
+            return ExitCode::Ok->value;
         }
         $pid = self::runningPid($pidFile);
 
@@ -59,12 +59,12 @@ final class ControlCommand
     {
         if (StatusFile::read(MasterConfig::statusFileOf($pidFile)) === null) {
             // A single process (--workers=1) has no reload: SIGHUP would simply end it.
-            throw new StartupFailure(\sprintf('process %d is no master (no %s): reload needs --workers above 1', $pid, MasterConfig::statusFileOf($pidFile)));
+            throw new StartupException(\sprintf('process %d is no master (no %s): reload needs --workers above 1', $pid, MasterConfig::statusFileOf($pidFile)));
         }
         \posix_kill($pid, \SIGHUP);
         \fwrite($this->stdout, \sprintf("Reload requested from master %d (it logs when the new workers serve)\n", $pid));
 
-        return Application::EXIT_OK;
+        return ExitCode::Ok->value;
     }
 
     private function stop(int $pid, string $pidFile, float $timeout): int
@@ -73,13 +73,13 @@ final class ControlCommand
         $deadline = \microtime(true) + $timeout;
         while (self::isAlive($pid, $pidFile)) {
             if (\microtime(true) > $deadline) {
-                throw new StartupFailure(\sprintf('process %d is still running %.0f s after SIGTERM', $pid, $timeout));
+                throw new StartupException(\sprintf('process %d is still running %.0f s after SIGTERM', $pid, $timeout));
             }
             \usleep(50_000); // blocking allowed: `bin/bobbin stop` waits for the master, outside any server
         }
         \fwrite($this->stdout, \sprintf("Stopped %d\n", $pid));
 
-        return Application::EXIT_OK;
+        return ExitCode::Ok->value;
     }
 
     private function status(int $pid, string $pidFile): int
@@ -88,23 +88,23 @@ final class ControlCommand
         if ($status === null) {
             \fwrite($this->stdout, \sprintf("process %d is running, without a master status (a single process, or still starting)\n", $pid));
 
-            return Application::EXIT_OK;
+            return ExitCode::Ok->value;
         }
         \fwrite($this->stdout, \implode("\n", StatusFile::describe($status, \microtime(true))) . "\n");
 
-        return Application::EXIT_OK;
+        return ExitCode::Ok->value;
     }
 
-    /** @throws StartupFailure when nothing runs under that pid file */
+    /** @throws StartupException when nothing runs under that pid file */
     private static function runningPid(string $pidFile): int
     {
         $contents = @\file_get_contents($pidFile);
         if ($contents === false) {
-            throw new StartupFailure(\sprintf('the master is not running (no pid file %s)', $pidFile));
+            throw new StartupException(\sprintf('the master is not running (no pid file %s)', $pidFile));
         }
         $pid = (int) \trim($contents);
         if ($pid < 1 || !self::isAlive($pid, $pidFile)) {
-            throw new StartupFailure(\sprintf('the master is not running (process %d from %s is gone)', $pid, $pidFile));
+            throw new StartupException(\sprintf('the master is not running (process %d from %s is gone)', $pid, $pidFile));
         }
 
         return $pid;
@@ -127,7 +127,7 @@ final class ControlCommand
     /**
      * @param list<string> $arguments
      * @return array{string, float, bool}
-     * @throws UsageError
+     * @throws UsageException
      */
     private static function parseArguments(string $command, array $arguments): array
     {
@@ -140,12 +140,12 @@ final class ControlCommand
                 return ['', 0.0, true];
             }
             if (\preg_match('/^--(pid-file|timeout)(?:=(.*))?$/s', $argument, $m) !== 1) {
-                throw new UsageError(\sprintf('%s: unknown argument "%s" (try bin/bobbin %s --help)', $command, $argument, $command));
+                throw new UsageException(\sprintf('%s: unknown argument "%s" (try bin/bobbin %s --help)', $command, $argument, $command));
             }
             $value = $m[2] ?? null;
             if ($value === null) {
                 if ($i + 1 >= $count) {
-                    throw new UsageError(\sprintf('Option --%s needs a value', $m[1]));
+                    throw new UsageException(\sprintf('Option --%s needs a value', $m[1]));
                 }
                 $value = $arguments[++$i];
             }
@@ -154,11 +154,11 @@ final class ControlCommand
             } elseif (\is_numeric($value) && (float) $value > 0) {
                 $timeout = (float) $value;
             } else {
-                throw new UsageError('--timeout expects a positive number of seconds');
+                throw new UsageException('--timeout expects a positive number of seconds');
             }
         }
         if ($pidFile === '') {
-            throw new UsageError(\sprintf('%s needs --pid-file=PATH (the one given to bin/bobbin serve)', $command));
+            throw new UsageException(\sprintf('%s needs --pid-file=PATH (the one given to bin/bobbin serve)', $command));
         }
 
         return [$pidFile, $timeout, false];

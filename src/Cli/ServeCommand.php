@@ -11,12 +11,12 @@ use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Process\ApplicationLoader;
-use Bobbin\Process\ApplicationLoadFailed;
+use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Process\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\Master;
 use Bobbin\Process\MasterConfig;
-use Bobbin\Process\MasterFailed;
+use Bobbin\Process\MasterFailedException;
 use Bobbin\Process\RecycleLimits;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
@@ -49,7 +49,7 @@ final class ServeCommand
 
     /**
      * @param list<string> $arguments
-     * @throws UsageError
+     * @throws UsageException
      */
     public function run(array $arguments): int
     {
@@ -57,7 +57,7 @@ final class ServeCommand
         if ($wantsHelp) {
             \fwrite($this->stdout, self::help());
 
-            return Application::EXIT_OK;
+            return ExitCode::Ok->value;
         }
         $options = self::mergeOptions($cliOptions, \getenv());
         $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : CpuCount::detect();
@@ -65,7 +65,7 @@ final class ServeCommand
         try {
             $maxMemory = \is_int($options['max-memory'] ?? null) ? $options['max-memory'] : ByteSize::parse((string) ($options['max-memory'] ?? '0'));
         } catch (\InvalidArgumentException $error) {
-            throw new UsageError('--max-memory: ' . $error->getMessage());
+            throw new UsageException('--max-memory: ' . $error->getMessage());
         }
         $pidFile = (string) ($options['pid-file'] ?? '');
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
@@ -74,10 +74,10 @@ final class ServeCommand
             $config = ServerConfig::fromArray($options);
             $logger = new StderrLogger($logLevel, $this->stderr);
         } catch (InvalidConfigException | \InvalidArgumentException $error) {
-            throw new UsageError($error->getMessage());
+            throw new UsageException($error->getMessage());
         }
         if ($appFile === null) {
-            throw new UsageError('serve needs an APP_FILE (try bin/bobbin serve --help)');
+            throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
         }
         if ($workers > 1 || $maxRequests > 0 || $maxMemory > 0) {
             return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory)), $logger);
@@ -90,13 +90,13 @@ final class ServeCommand
         } catch (ServerStartException $error) {
             \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
 
-            return Application::EXIT_RUNTIME;
+            return ExitCode::Runtime->value;
         }
         if ($pidFile !== '' && @\file_put_contents($pidFile, \getmypid() . "\n") === false) {
             $server->stop(0.0);
             \fwrite($this->stderr, \sprintf("bobbin: cannot write the pid file %s\n", $pidFile));
 
-            return Application::EXIT_RUNTIME;
+            return ExitCode::Runtime->value;
         }
         $stop = static function (int $signal) use ($server, $logger, $config): void {
             if ($server->isStopping()) {
@@ -121,35 +121,35 @@ final class ServeCommand
         }
         $logger->info('Stopped');
 
-        return Application::EXIT_OK;
+        return ExitCode::Ok->value;
     }
 
     /** Forks the workers and supervises them until a graceful stop (docs/PROCESS.md). */
     private function runMaster(MasterConfig $config, LoggerInterface $logger): int
     {
         if (!\is_file($config->appFile) || !\is_readable($config->appFile)) {
-            throw new UsageError(\sprintf('APP_FILE %s does not exist or is not readable', $config->appFile));
+            throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $config->appFile));
         }
         if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
-            throw new UsageError('more than one worker needs the pcntl and posix extensions; use --workers=1');
+            throw new UsageException('more than one worker needs the pcntl and posix extensions; use --workers=1');
         }
         try {
             (new Master($config, $logger))->run();
-        } catch (MasterFailed $failure) {
-            if ($failure->exitCode === Application::EXIT_USAGE) {
-                throw new UsageError($failure->getMessage());
+        } catch (MasterFailedException $failure) {
+            if ($failure->exitCode === ExitCode::Usage->value) {
+                throw new UsageException($failure->getMessage());
             }
-            throw new StartupFailure($failure->getMessage(), 0, $failure);
+            throw new StartupException($failure->getMessage(), 0, $failure);
         }
 
-        return Application::EXIT_OK;
+        return ExitCode::Ok->value;
     }
 
-    /** @throws UsageError */
+    /** @throws UsageException */
     private static function wholeNumber(string $name, mixed $value, int $minimum): int
     {
         if ((!\is_int($value) && (!\is_string($value) || !\ctype_digit(\trim($value)))) || (int) \trim((string) $value) < $minimum) {
-            throw new UsageError(\sprintf('--%s expects a whole number of at least %d', $name, $minimum));
+            throw new UsageException(\sprintf('--%s expects a whole number of at least %d', $name, $minimum));
         }
 
         return (int) \trim((string) $value);
@@ -193,7 +193,7 @@ final class ServeCommand
     /**
      * @param list<string> $arguments
      * @return array{?string, array<string, string>, bool}
-     * @throws UsageError
+     * @throws UsageException
      */
     private static function parseArguments(array $arguments): array
     {
@@ -222,20 +222,20 @@ final class ServeCommand
                     } elseif ($i + 1 < $count) {
                         $value = $arguments[++$i];
                     } else {
-                        throw new UsageError(\sprintf('Option --%s needs a value', $name));
+                        throw new UsageException(\sprintf('Option --%s needs a value', $name));
                     }
                 }
                 if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
-                    throw new UsageError(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
+                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
                 }
                 $options[$name] = $value;
                 continue;
             }
             if (\str_starts_with($argument, '-') && $argument !== '-') {
-                throw new UsageError(\sprintf('Unknown option %s (try bin/bobbin serve --help)', $argument));
+                throw new UsageException(\sprintf('Unknown option %s (try bin/bobbin serve --help)', $argument));
             }
             if ($appFile !== null) {
-                throw new UsageError(\sprintf('Unexpected argument "%s": serve takes one APP_FILE', $argument));
+                throw new UsageException(\sprintf('Unexpected argument "%s": serve takes one APP_FILE', $argument));
             }
             $appFile = $argument;
         }
@@ -247,7 +247,7 @@ final class ServeCommand
      * @param array<string, string> $cliOptions
      * @param array<string, string> $environment
      * @return array<string, mixed>
-     * @throws UsageError
+     * @throws UsageException
      */
     private static function mergeOptions(array $cliOptions, array $environment): array
     {
@@ -262,16 +262,16 @@ final class ServeCommand
         $fromFile = [];
         if ($configFile !== null && $configFile !== '') {
             if (!\is_file($configFile) || !\is_readable($configFile)) {
-                throw new UsageError(\sprintf('--config: cannot read %s', $configFile));
+                throw new UsageException(\sprintf('--config: cannot read %s', $configFile));
             }
             $loaded = (static fn (string $file): mixed => require $file)($configFile);
             if (!\is_array($loaded)) {
-                throw new UsageError(\sprintf('--config: %s must return an array of option => value', $configFile));
+                throw new UsageException(\sprintf('--config: %s must return an array of option => value', $configFile));
             }
             foreach ($loaded as $name => $value) {
                 $name = (string) $name;
                 if ($name === 'config' || (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name]))) {
-                    throw new UsageError(\sprintf('--config: unknown option "%s" in %s', $name, $configFile));
+                    throw new UsageException(\sprintf('--config: unknown option "%s" in %s', $name, $configFile));
                 }
                 $fromFile[$name] = $value;
             }
@@ -280,16 +280,16 @@ final class ServeCommand
         return \array_merge($fromFile, $fromEnvironment, $cliOptions);
     }
 
-    /** @throws UsageError|StartupFailure */
+    /** @throws UsageException|StartupException */
     private static function loadApplication(string $appFile): RequestHandlerInterface
     {
         try {
             return ApplicationLoader::load($appFile);
-        } catch (ApplicationLoadFailed $error) {
+        } catch (ApplicationLoadException $error) {
             if ($error->isUsageError) {
-                throw new UsageError($error->getMessage());
+                throw new UsageException($error->getMessage());
             }
-            throw new StartupFailure($error->getMessage(), 0, $error);
+            throw new StartupException($error->getMessage(), 0, $error);
         }
     }
 }

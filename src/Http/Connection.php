@@ -4,11 +4,14 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Async\Async;
+use Bobbin\Async\CancellationSource;
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Http\Message\Response;
+use Bobbin\Async\TimeoutException;
 use Bobbin\Http\Message\ServerRequest;
-use Bobbin\Http\Message\StringStream;
+use Closure;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamInterface;
 use Throwable;
@@ -16,14 +19,13 @@ use Throwable;
 /**
  * One accepted client connection, served by one fiber for its whole life: read a request,
  * hand it to the application, write the response, repeat while keep-alive holds. Timeouts are
- * not timers of its own: the server's sweeper compares $deadline with the clock and calls
- * expire(), so a request costs no timer at all.
+ * not timers of its own: the server's sweeper (OpenConnections::sweep) compares $deadline and
+ * the data rate with the clock and calls expire() or drop(), so a request costs no timer.
  *
  * @internal created by Server
  */
 final class Connection
 {
-    private const INLINE_BODY_BYTES = 65536;
     private const READ_BYTES = 65536;
     private const LINGER_SECONDS = 1.0;
     private const LINGER_MAX_BYTES = 1048576;
@@ -31,32 +33,50 @@ final class Connection
     /** A fresh connection counts as idle until its first byte (a graceful stop may close it). */
     public ConnectionPhase $phase = ConnectionPhase::Idle;
     public float $deadline;
+    /** When the current phase began: for an idle connection, since when it is idle. */
+    public float $phaseSince;
+    /** Start of the current data-rate window, and the bytes received or sent in it. */
+    public float $windowStart;
+    public int $windowBytes = 0;
+    /** Requests started on this connection. */
+    public int $requests = 0;
 
     private readonly RequestParser $parser;
     private readonly StreamWatcher $watcher;
     private bool $closed = false;
-    private int $requests = 0;
     /**
      * When the last bytes were read, as long as nothing has waited since (0.0 once stale). From
      * a read to the next wait only parsing happens, microseconds: the read's clock serves the
      * header, body and request deadlines and REQUEST_TIME instead of a clock call for each.
      */
     private float $clock = 0.0;
+    /** The request being handled, for log lines about it. */
+    private ?RequestHead $head = null;
+    /** The handled request's cancellation (RequestCancellation), while it is handled. */
+    private ?CancellationSource $cancellation = null;
+    /** The loop watch that notices the client hanging up while its request is handled. */
+    private ?string $hangUpWatch = null;
+    /** @var Closure(): void */
+    private readonly Closure $watchForHangUp;
 
     /**
      * @param resource $socket non-blocking, read buffering off
      * @param array<string, string|int> $serverParams the connection's part of getServerParams()
      */
     public function __construct(
-        private readonly Server $server,
+        private readonly ServerContext $context,
+        private readonly OpenConnections $connections,
+        private readonly RequestBudget $budget,
         private $socket,
         private readonly array $serverParams,
         private readonly string $defaultAuthority,
     ) {
-        $config = $server->config;
-        $this->parser = RequestParser::fromConfig($config);
+        $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
-        $this->deadline = \microtime(true) + $config->headerTimeout;
+        $now = \microtime(true);
+        $this->deadline = $now + $context->config->headerTimeout;
+        $this->phaseSince = $this->windowStart = $now;
+        $this->watchForHangUp = $this->watchForHangUp(...);
     }
 
     public function isClosed(): bool
@@ -70,33 +90,70 @@ final class Connection
         try {
             $this->serve();
         } catch (StreamClosedException) {
-            // Closed under us by the sweeper or a forced stop; nothing left to do.
+            // Closed under us by the sweeper, to make room, or by a forced stop.
         } catch (Throwable $error) {
-            $this->server->logger->error('Connection failed: {error}', ['error' => $error, 'exception' => $error]);
+            $this->context->logger->error('Connection failed: {error}', ['error' => $error, 'exception' => $error]);
         } finally {
             $this->close();
         }
     }
 
     /**
-     * Called by the server's sweeper once $deadline has passed: answers what the phase calls
-     * for (best effort, the socket is non-blocking) and closes.
+     * Called by the sweeper once $deadline has passed: answers what the phase calls for (best
+     * effort, the socket is non-blocking) and closes.
      */
     public function expire(): void
     {
         if ($this->closed) {
             return;
         }
-        $status = match ($this->phase) {
-            ConnectionPhase::ReadingHead, ConnectionPhase::ReadingBody => 408,
-            ConnectionPhase::Handling => 503,
-            default => 0,
-        };
-        if ($status === 503) {
-            $this->server->logger->warning('Request timed out after {seconds} s; answered 503', ['seconds' => $this->server->config->requestTimeout]);
+        $status = 0;
+        switch ($this->phase) {
+            case ConnectionPhase::ReadingHead:
+                $status = 408;
+                $this->connections->statistics->dropped(ConnectionDrop::HeadTimeout);
+                break;
+            case ConnectionPhase::ReadingBody:
+                $status = 408;
+                $this->connections->statistics->dropped(ConnectionDrop::BodyTimeout);
+                break;
+            case ConnectionPhase::Handling:
+                $status = 503;
+                $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
+                $this->context->logger->warning('{method} {target} still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
+                    'method' => $this->head?->method, 'target' => $this->head?->target, 'seconds' => $this->context->config->requestTimeout,
+                ]);
+                $this->cancellation?->cancel(new TimeoutException(\sprintf(
+                    'The request passed its deadline (--request-timeout of %s s)',
+                    $this->context->config->requestTimeout,
+                )));
+                break;
+            case ConnectionPhase::Idle:
+                $this->connections->statistics->dropped(ConnectionDrop::IdleTimeout);
+                break;
+            case ConnectionPhase::Writing:
+                $this->connections->statistics->dropped(ConnectionDrop::WriteTimeout);
+                break;
+            case ConnectionPhase::Closing:
+                break;
         }
         if ($status !== 0) {
-            @\fwrite($this->socket, self::errorResponse($status, $this->server->serverHeaderLine));
+            @\fwrite($this->socket, $this->context->framer->errorResponse($status));
+        }
+        $this->close();
+    }
+
+    /**
+     * Closes the connection for OpenConnections: to make room, or because the client sends or
+     * reads too slowly. A client that was sending a request is told so (408).
+     */
+    public function drop(ConnectionDrop $reason): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        if ($this->phase === ConnectionPhase::ReadingHead || $this->phase === ConnectionPhase::ReadingBody) {
+            @\fwrite($this->socket, $this->context->framer->errorResponse(408));
         }
         $this->close();
     }
@@ -108,42 +165,40 @@ final class Connection
             return;
         }
         $this->closed = true;
+        if ($this->hangUpWatch !== null) {
+            Async::cancelWatch($this->hangUpWatch);
+            $this->hangUpWatch = null;
+        }
+        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
         $this->watcher->close();
         @\fclose($this->socket);
-        $this->server->connectionClosed($this);
-    }
-
-    /** The complete bytes of a generic error response that ends the connection. */
-    public static function errorResponse(int $status, string $serverHeaderLine, bool $keepAlive = false): string
-    {
-        $reason = StatusReason::for($status);
-        $body = $status . ' ' . $reason . "\n";
-
-        return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $serverHeaderLine
-            . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)
-            . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
+        $this->connections->closed($this);
     }
 
     private function serve(): void
     {
-        $server = $this->server;
-        $config = $server->config;
+        $context = $this->context;
+        $config = $context->config;
+        $connections = $this->connections;
         $parser = $this->parser;
-        $handler = $server->handler;
-        while (!$server->isStopping() || $parser->buffer !== '' || $this->requests === 0 || $server->idleGraceUntil() > 0.0) {
+        $handler = $context->handler;
+        while (!$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
             try {
                 if ($parser->buffer === '') {
                     if ($this->requests > 0) {
                         $this->phase = ConnectionPhase::Idle;
-                        $this->deadline = \microtime(true) + $config->idleTimeout;
-                        if ($server->isStopping()) {
+                        $this->phaseSince = \microtime(true);
+                        $this->deadline = $this->phaseSince + $config->idleTimeout;
+                        if ($connections->stopping) {
                             // A stop with an idle grace: wait briefly for a request already on its way.
-                            $this->deadline = \min($this->deadline, $server->idleGraceUntil());
+                            $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
                         }
                     }
                 } elseif ($this->phase !== ConnectionPhase::ReadingHead) {
+                    // A pipelined request, already (partly) in the buffer.
                     $this->phase = ConnectionPhase::ReadingHead;
-                    $this->clock = \microtime(true);
+                    $this->clock = $this->phaseSince = $this->windowStart = \microtime(true);
+                    $this->windowBytes = \strlen($parser->buffer);
                     $this->deadline = $this->clock + $config->headerTimeout;
                 }
                 // After a response the buffer is usually empty: wait for bytes before parsing nothing.
@@ -158,7 +213,9 @@ final class Connection
                 $body = '';
                 if ($head->chunked || $head->contentLength > 0) { // RequestHead::hasBody(), without the call
                     $this->phase = ConnectionPhase::ReadingBody;
-                    $this->deadline = ($this->clock > 0.0 ? $this->clock : \microtime(true)) + $config->bodyTimeout;
+                    $this->phaseSince = $this->windowStart = $this->clock > 0.0 ? $this->clock : \microtime(true);
+                    $this->windowBytes = \strlen($parser->buffer);
+                    $this->deadline = $this->phaseSince + $config->bodyTimeout;
                     if ($head->expectsContinue && $parser->buffer === '' && !$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
                         return;
                     }
@@ -168,13 +225,13 @@ final class Connection
                         }
                     }
                 }
-            } catch (ProtocolError $error) {
+            } catch (ProtocolException $error) {
                 if ($config->accessLog) {
-                    $server->logger->info('{remote} rejected request: {status} {reason}', [
+                    $context->logger->info('{remote} rejected request: {status} {reason}', [
                         'remote' => $this->serverParams['REMOTE_ADDR'], 'status' => $error->status, 'reason' => $error->getMessage(),
                     ]);
                 }
-                if ($this->writeAll(self::errorResponse($error->status, $server->serverHeaderLine))) {
+                if ($this->writeAll($context->framer->errorResponse($error->status))) {
                     $this->lingerAndClose();
                 }
 
@@ -182,17 +239,17 @@ final class Connection
             }
 
             $this->requests++;
-            if (++$server->requestsServed >= $server->requestLimit) {
-                $server->requestLimitReached();
-            }
+            $this->budget->requestStarted();
             $now = $this->clock > 0.0 ? $this->clock : \microtime(true);
             $this->clock = 0.0; // the handler may wait
             $this->phase = ConnectionPhase::Handling;
             $this->deadline = $now + $config->requestTimeout;
+            $this->head = $head;
+            $this->cancellation = $cancellation = new CancellationSource($this->watchForHangUp);
             try {
-                $request = $this->buildRequest($head, $body, $now);
+                $request = $this->buildRequest($head, $body, $now, $cancellation);
             } catch (\InvalidArgumentException) {
-                if ($this->writeAll(self::errorResponse(400, $server->serverHeaderLine))) {
+                if ($this->writeAll($context->framer->errorResponse(400))) {
                     $this->lingerAndClose();
                 }
 
@@ -201,47 +258,36 @@ final class Connection
             try {
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
-                $server->logger->error('The application failed on {method} {target}: {error}', [
-                    'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
-                ]);
-                $response = null;
-            }
-            if ($this->closed) {
-                // The request timed out and was answered with 503; this late result is dropped.
-                return;
-            }
-            $keepAlive = $head->keepAlive && !$server->isStopping()
-                && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
-            if ($response === null) {
-                // The framing is intact, so the connection can go on after the 500.
-                $written = $this->writeAll(self::errorResponse(500, $server->serverHeaderLine, $keepAlive));
-                $status = 500;
-            } else {
-                $this->phase = ConnectionPhase::Writing;
-                $this->deadline = \microtime(true) + $config->writeTimeout;
-                try {
-                    $keepAlive = $this->respond($response, $head, $keepAlive);
-                    $written = true;
-                } catch (WriteFailed) {
-                    $written = false;
-                } catch (Throwable $error) {
-                    if ($error instanceof StreamClosedException) {
-                        throw $error;
-                    }
-                    $server->logger->error('Writing the response to {method} {target} failed: {error}', [
+                if (!$this->closed) {
+                    $context->logger->error('The application failed on {method} {target}: {error}', [
                         'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
                     ]);
-                    $written = false;
                 }
-                $status = $response->getStatusCode();
+                $response = null;
             }
+            $this->cancellation = null;
+            if ($this->hangUpWatch !== null) {
+                Async::cancelWatch($this->hangUpWatch);
+                $this->hangUpWatch = null;
+            }
+            if ($this->closed) {
+                // The request timed out and was answered with 503, or its client left: the late
+                // result has nobody to go to.
+                return;
+            }
+            $keepAlive = $head->keepAlive && !$connections->stopping
+                && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
+            [$status, $written, $keepAlive] = $response === null
+                ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive)), $keepAlive] // the framing is intact: the connection goes on
+                : $this->respond($response, $head, $keepAlive);
             if ($config->accessLog) {
-                $server->logger->info('{remote} "{method} {target} HTTP/{version}" {status} {ms}ms', [
+                $context->logger->info('{remote} "{method} {target} HTTP/{version}" {status} {ms}ms', [
                     'remote' => $this->serverParams['REMOTE_ADDR'], 'method' => $head->method, 'target' => $head->target,
                     'version' => $head->protocolVersion, 'status' => $status,
                     'ms' => \number_format((\microtime(true) - $now) * 1000, 1, '.', ''),
                 ]);
             }
+            $this->head = null;
             if (!$written) {
                 return;
             }
@@ -269,8 +315,11 @@ final class Connection
         $this->clock = \microtime(true);
         if ($this->phase === ConnectionPhase::Idle) {
             $this->phase = ConnectionPhase::ReadingHead;
-            $this->deadline = $this->clock + $this->server->config->headerTimeout;
+            $this->phaseSince = $this->windowStart = $this->clock;
+            $this->windowBytes = 0;
+            $this->deadline = $this->clock + $this->context->config->headerTimeout;
         }
+        $this->windowBytes += \strlen($data);
         $this->parser->buffer .= $data;
 
         return true;
@@ -282,7 +331,7 @@ final class Connection
      *
      * @throws \InvalidArgumentException for a target or Host that is no valid URI
      */
-    private function buildRequest(RequestHead $head, string $body, float $now): ServerRequest
+    private function buildRequest(RequestHead $head, string $body, float $now, CancellationSource $cancellation): ServerRequest
     {
         $params = $this->serverParams;
         $params['REQUEST_METHOD'] = $head->method;
@@ -301,125 +350,110 @@ final class Connection
             body: $body,
             serverParams: $params,
             cookie: $head->cookie,
+            attributes: [RequestCancellation::ATTRIBUTE => $cancellation],
         );
     }
 
     /**
-     * Writes $response and returns whether the connection may serve another request.
-     *
-     * @throws WriteFailed when the client is gone or stopped reading
+     * Starts watching for the client hanging up, once something waits on the request's
+     * cancellation: a request whose handler waits for nothing costs no watch.
      */
-    private function respond(ResponseInterface $response, RequestHead $head, bool $keepAlive): bool
+    private function watchForHangUp(): void
     {
+        if ($this->hangUpWatch === null && !$this->closed && $this->phase === ConnectionPhase::Handling) {
+            $this->hangUpWatch = Async::watchReadable($this->socket, $this->checkHangUp(...));
+        }
+    }
+
+    /**
+     * The socket turned readable while the request is handled: either the client closed it (end
+     * of stream), or it sent its next request early. Only the first cancels the request (and
+     * closes the connection, as nginx does for a client that left); either ends the watch.
+     */
+    private function checkHangUp(): void
+    {
+        if ($this->hangUpWatch !== null) {
+            Async::cancelWatch($this->hangUpWatch);
+            $this->hangUpWatch = null;
+        }
+        $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);
+        if ($peek === '' || $peek === false) {
+            $this->cancellation?->cancel(new CancelledException('The client closed the connection before the response'));
+            $this->close();
+        }
+    }
+
+    /**
+     * Writes $response.
+     *
+     * @return array{int, bool, bool} the status sent, whether the connection is still whole,
+     *                                and whether it may serve another request
+     */
+    private function respond(ResponseInterface $response, RequestHead $head, bool $keepAlive): array
+    {
+        $context = $this->context;
+        try {
+            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine());
+        } catch (InvalidResponseException $error) {
+            $context->logger->error('The response to {method} {target} was refused, a 500 went out instead: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'error' => $error->getMessage(),
+            ]);
+
+            return [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive)), $keepAlive];
+        }
         $status = $response->getStatusCode();
-        $reason = $response->getReasonPhrase();
-        // Bobbin's own responses refuse control characters in reason, names and values when
-        // they are set; any other PSR-7 implementation gets its line breaks checked here.
-        $trusted = $response instanceof Response;
-        if ($reason === '' || (!$trusted && \strpbrk($reason, "\r\n") !== false)) {
-            $reason = StatusReason::for($status);
-        }
-        $out = 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n";
-        $hasDate = $hasServer = false;
-        $declaredLength = null;
-        foreach ($response->getHeaders() as $name => $values) {
-            $name = (string) $name;
-            switch (\strtolower($name)) {
-                case 'content-length':
-                    $declaredLength = $values[0] ?? null;
-                    continue 2;
-                case 'transfer-encoding':
-                case 'keep-alive':
-                    continue 2;
-                case 'connection':
-                    if (\stripos(\implode(',', $values), 'close') !== false) {
-                        $keepAlive = false;
-                    }
-                    continue 2;
-                case 'date':
-                    $hasDate = true;
-                    break;
-                case 'server':
-                    $hasServer = true;
-                    break;
+        $this->phase = ConnectionPhase::Writing;
+        $this->phaseSince = $this->windowStart = \microtime(true);
+        $this->windowBytes = 0;
+        $this->deadline = $this->phaseSince + $context->config->writeTimeout;
+        try {
+            return [$status, true, $this->writeFramed($framed)];
+        } catch (WriteFailedException) {
+            return [$status, false, false];
+        } catch (Throwable $error) {
+            if ($error instanceof StreamClosedException) {
+                throw $error;
             }
-            if ($trusted) {
-                $out .= $name . ': ' . (isset($values[1]) ? \implode("\r\n" . $name . ': ', $values) : $values[0]) . "\r\n";
-                continue;
-            }
-            foreach ($values as $value) {
-                // nyholm's messages refuse line breaks in values too; other PSR-7 implementations may not.
-                if (\strpbrk($value, "\r\n") === false) {
-                    $out .= $name . ': ' . $value . "\r\n";
-                }
-            }
-        }
-        if (!$hasDate) {
-            $out .= HttpDate::headerLine();
-        }
-        if (!$hasServer) {
-            $out .= $this->server->serverHeaderLine;
-        }
+            // The application's body stream failed half-way: the response is cut, so is the connection.
+            $context->logger->error('Writing the response to {method} {target} failed: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
+            ]);
 
-        $stream = $contents = null;
-        $size = 0;
-        $chunked = false;
-        if ($status < 200 || $status === 204) {
-            // No body and no framing headers at all (RFC 9110 §8.6).
-        } elseif ($status === 304 || $head->method === 'HEAD') {
-            // Headers as for GET, no body: repeat a declared or known length, never send one.
-            if ($declaredLength !== null && \ctype_digit($declaredLength)) {
-                $out .= 'Content-Length: ' . $declaredLength . "\r\n";
-            } elseif ($status !== 304 && ($known = $response->getBody()->getSize()) !== null && $known > 0) {
-                $out .= 'Content-Length: ' . $known . "\r\n";
-            }
-        } else {
-            $stream = $response->getBody();
-            if ($stream instanceof StringStream) {
-                // Bobbin's own body: the string itself, no size/rewind/read round trip.
-                $contents = $stream->contents();
-                $size = \strlen($contents);
-            } else {
-                $size = $stream->getSize();
-            }
-            if ($size !== null) {
-                $out .= 'Content-Length: ' . $size . "\r\n";
-            } elseif ($head->protocolVersion === '1.1') {
-                $chunked = true;
-                $out .= "Transfer-Encoding: chunked\r\n";
-            } else {
-                $keepAlive = false; // HTTP/1.0 and no length: the body ends when the connection does.
-            }
+            return [$status, false, false];
         }
-        if (!$keepAlive) {
-            $out .= "Connection: close\r\n\r\n";
-        } elseif ($head->protocolVersion === '1.0') {
-            $out .= "Connection: keep-alive\r\n\r\n";
-        } else {
-            $out .= "\r\n";
-        }
+    }
 
-        if ($stream === null || $size === 0) {
-            $this->writeOrFail($out);
+    /**
+     * @return bool whether the connection may serve another request
+     * @throws WriteFailedException when the client is gone or stopped reading
+     */
+    private function writeFramed(FramedResponse $framed): bool
+    {
+        $keepAlive = $framed->keepAlive;
+        if ($framed->framing === BodyFraming::None || ($framed->framing === BodyFraming::ContentLength && $framed->length === 0)) {
+            $this->writeOrFail($framed->head);
 
             return $keepAlive;
         }
-        if ($contents !== null && $size <= self::INLINE_BODY_BYTES) {
-            $this->writeOrFail($out . $contents);
+        if ($framed->inlineBody !== null) {
+            $this->writeOrFail($framed->head . $framed->inlineBody);
 
             return $keepAlive;
         }
-        if ($size !== null && $size <= self::INLINE_BODY_BYTES && $stream->isSeekable()) {
+        $stream = $framed->body;
+        \assert($stream !== null);
+        $size = $framed->framing === BodyFraming::ContentLength ? $framed->length : null;
+        if ($size !== null && $size <= ResponseFramer::INLINE_BODY_BYTES && $stream->isSeekable()) {
             $contents = (string) $stream;
             if (\strlen($contents) === $size) {
-                $this->writeOrFail($out . $contents);
+                $this->writeOrFail($framed->head . $contents);
 
                 return $keepAlive;
             }
             $stream->rewind();
         }
 
-        return $this->streamBody($out, $stream, $size, $chunked) && $keepAlive;
+        return $this->streamBody($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked) && $keepAlive;
     }
 
     /**
@@ -427,7 +461,7 @@ final class Connection
      * is read, so a slow client never makes the server hold the whole body.
      *
      * @return bool false when the body did not match its declared length (the connection must close)
-     * @throws WriteFailed
+     * @throws WriteFailedException
      */
     private function streamBody(string $pending, StreamInterface $stream, ?int $size, bool $chunked): bool
     {
@@ -453,7 +487,7 @@ final class Connection
             $this->writeOrFail($pending);
         }
         if ($size !== null && $remaining > 0) {
-            $this->server->logger->error('A response body was shorter than its size; closing the connection');
+            $this->context->logger->error('A response body was shorter than its size; closing the connection');
 
             return false;
         }
@@ -461,19 +495,24 @@ final class Connection
         return true;
     }
 
-    /** @throws WriteFailed */
+    /** @throws WriteFailedException */
     private function writeOrFail(string $data): void
     {
         if (!$this->writeAll($data)) {
-            throw new WriteFailed();
+            throw new WriteFailedException();
         }
     }
 
-    /** Writes all of $data, waiting for the client to read when its window is full. */
+    /**
+     * Writes all of $data, waiting for the client to read when its window is full. Progress
+     * counts towards the data rate and pushes the write timeout back.
+     */
     private function writeAll(string $data): bool
     {
         $written = @\fwrite($this->socket, $data);
         if ($written === \strlen($data)) {
+            $this->windowBytes += $written;
+
             return true;
         }
         while (true) {
@@ -481,12 +520,13 @@ final class Connection
                 return false;
             }
             if ($written > 0) {
+                $this->windowBytes += $written;
                 $data = \substr($data, $written);
                 if ($data === '') {
                     return true;
                 }
                 if ($this->phase === ConnectionPhase::Writing) {
-                    $this->deadline = \microtime(true) + $this->server->config->writeTimeout;
+                    $this->deadline = \microtime(true) + $this->context->config->writeTimeout;
                 }
             }
             $this->clock = 0.0; // about to wait: the last read's time goes stale

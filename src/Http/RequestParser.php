@@ -7,7 +7,7 @@ namespace Bobbin\Http;
 /**
  * Incremental HTTP/1.1 request parser (RFC 9112) for one connection. Bytes are appended to
  * $buffer as they arrive (one at a time or many requests at once); nextHead() and readBody()
- * return null until enough has arrived and throw ProtocolError for anything ambiguous, so a
+ * return null until enough has arrived and throw ProtocolException for anything ambiguous, so a
  * request can never be framed two ways (the root of request smuggling).
  */
 final class RequestParser
@@ -67,7 +67,7 @@ final class RequestParser
     /**
      * The next complete request head from the buffer, or null if more bytes are needed.
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     public function nextHead(): ?RequestHead
     {
@@ -101,7 +101,7 @@ final class RequestParser
      * The whole body of $head once it has arrived, or null if more bytes are needed. Chunked
      * bodies are decoded as they arrive (extensions and trailers are accepted and dropped).
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     public function readBody(RequestHead $head): ?string
     {
@@ -127,41 +127,41 @@ final class RequestParser
         return $this->decodeChunked();
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private function checkIncompleteHead(string $buffer): void
     {
         $lineEnd = \strpos($buffer, "\n");
         if ($lineEnd === false) {
             if (\strlen($buffer) > $this->maxRequestLineBytes) {
-                throw new ProtocolError(414, 'Request line too long');
+                throw new ProtocolException(414, 'Request line too long');
             }
 
             return;
         }
         if ($lineEnd === 0 || $buffer[$lineEnd - 1] !== "\r") {
-            throw new ProtocolError(400, 'Bare LF in the request line');
+            throw new ProtocolException(400, 'Bare LF in the request line');
         }
         if ($lineEnd - 1 > $this->maxRequestLineBytes) {
-            throw new ProtocolError(414, 'Request line too long');
+            throw new ProtocolException(414, 'Request line too long');
         }
         // Fail fast on a bare LF instead of waiting for a CRLFCRLF that may never come.
         if (\preg_match('/(?<!\r)\n/', $buffer, $match, 0, \max(0, $this->headScanned - 1)) === 1) {
-            throw new ProtocolError(400, 'Bare LF in the header section');
+            throw new ProtocolException(400, 'Bare LF in the header section');
         }
         if (\strlen($buffer) > $this->maxHeaderBytes) {
-            throw new ProtocolError(431, 'Request header section too large');
+            throw new ProtocolException(431, 'Request header section too large');
         }
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private function parseHead(string $head, int $headBytes): RequestHead
     {
         $lineEnd = \strpos($head, "\r\n");
         if (($lineEnd === false ? \strlen($head) : $lineEnd) > $this->maxRequestLineBytes) {
-            throw new ProtocolError(414, 'Request line too long');
+            throw new ProtocolException(414, 'Request line too long');
         }
         if ($headBytes > $this->maxHeaderBytes) {
-            throw new ProtocolError(431, 'Request header section too large');
+            throw new ProtocolException(431, 'Request header section too large');
         }
         // Method, target and a supported version in one match on the head itself (no copy of the
         // line); anything else goes to requestLineError() to find out what is wrong with it.
@@ -172,12 +172,12 @@ final class RequestParser
         if ($target[0] !== '/') {
             if ($target === '*') {
                 if ($method !== 'OPTIONS') {
-                    throw new ProtocolError(400, 'Asterisk-form target is only for OPTIONS');
+                    throw new ProtocolException(400, 'Asterisk-form target is only for OPTIONS');
                 }
             } elseif ($method === 'CONNECT') {
-                throw new ProtocolError(501, 'CONNECT is not supported');
+                throw new ProtocolException(501, 'CONNECT is not supported');
             } elseif (\preg_match('#^[A-Za-z][A-Za-z0-9+.-]*://#', $target) !== 1) {
-                throw new ProtocolError(400, 'Malformed request target');
+                throw new ProtocolException(400, 'Malformed request target');
             }
         }
 
@@ -189,7 +189,7 @@ final class RequestParser
             $offset = $lineEnd + 2;
             $lines = \substr_count($head, "\r\n", $offset) + 1;
             if ($lines > $this->maxHeaderCount) {
-                throw new ProtocolError(431, 'Too many header fields');
+                throw new ProtocolException(431, 'Too many header fields');
             }
             // One pass of one compiled pattern validates and splits every field line: a name of
             // tchars, a colon, a value without control characters. \G chains the matches, so
@@ -231,15 +231,15 @@ final class RequestParser
         }
 
         if ($hostCount > 1) {
-            throw new ProtocolError(400, 'More than one Host header');
+            throw new ProtocolException(400, 'More than one Host header');
         }
         if ($hostCount === 0 && $version === '1.1') {
-            throw new ProtocolError(400, 'Missing Host header');
+            throw new ProtocolException(400, 'Missing Host header');
         }
         // A keep-alive client sends the same Host every time: the last valid one needs no new match.
         if ($host !== null && $host !== $this->validHost) {
             if (\preg_match('/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~%!$&\'()*+,;=-]*)(?::[0-9]*)?$/D', $host) !== 1) {
-                throw new ProtocolError(400, 'Malformed Host header');
+                throw new ProtocolException(400, 'Malformed Host header');
             }
             $this->validHost = $host;
         }
@@ -248,10 +248,10 @@ final class RequestParser
         $contentLength = 0;
         if ($transferEncodings !== []) {
             if ($contentLengths !== []) {
-                throw new ProtocolError(400, 'Both Content-Length and Transfer-Encoding');
+                throw new ProtocolException(400, 'Both Content-Length and Transfer-Encoding');
             }
             if ($version === '1.0') {
-                throw new ProtocolError(400, 'Transfer-Encoding in an HTTP/1.0 request');
+                throw new ProtocolException(400, 'Transfer-Encoding in an HTTP/1.0 request');
             }
             $codings = \array_map(
                 static fn (string $c): string => \strtolower(\trim($c, " \t")),
@@ -259,9 +259,9 @@ final class RequestParser
             );
             if ($codings !== ['chunked']) {
                 if (\in_array('chunked', $codings, true) || \in_array('', $codings, true)) {
-                    throw new ProtocolError(400, 'Transfer-Encoding must be a single final chunked');
+                    throw new ProtocolException(400, 'Transfer-Encoding must be a single final chunked');
                 }
-                throw new ProtocolError(501, 'Unsupported transfer coding');
+                throw new ProtocolException(501, 'Unsupported transfer coding');
             }
             $chunked = true;
             $this->chunkState = self::CHUNK_SIZE;
@@ -274,7 +274,7 @@ final class RequestParser
             if (!isset($contentLengths[1]) && \strlen($length) <= 18 && \ctype_digit($length)) {
                 $contentLength = (int) $length;
                 if ($contentLength > $this->maxBodyBytes) {
-                    throw new ProtocolError(413, 'Request body too large');
+                    throw new ProtocolException(413, 'Request body too large');
                 }
             } else {
                 $contentLength = $this->parseContentLength($contentLengths);
@@ -308,7 +308,7 @@ final class RequestParser
         $expectsContinue = false;
         if ($expect !== null) {
             if (\strtolower(\trim($expect, " \t")) !== '100-continue') {
-                throw new ProtocolError(417, 'Unsupported expectation');
+                throw new ProtocolException(417, 'Unsupported expectation');
             }
             $expectsContinue = $version === '1.1';
         }
@@ -317,42 +317,42 @@ final class RequestParser
     }
 
     /** Why a request line did not match REQUEST_LINE: an unsupported version (505) or a malformed line. */
-    private static function requestLineError(string $requestLine): ProtocolError
+    private static function requestLineError(string $requestLine): ProtocolException
     {
         if (\preg_match('#^[!\#$%&\'*+.^_`|~0-9A-Za-z-]+ [\x21-\x7e]+ HTTP/[0-9]+\.[0-9]+$#D', $requestLine) === 1) {
-            return new ProtocolError(505, 'HTTP version not supported');
+            return new ProtocolException(505, 'HTTP version not supported');
         }
 
-        return new ProtocolError(400, 'Malformed request line');
+        return new ProtocolException(400, 'Malformed request line');
     }
 
     /**
      * Finds the field line that FIELD_LINE rejected and throws what parseField() says about it.
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     private static function fieldError(string $head, int $offset): never
     {
         foreach (\explode("\r\n", \substr($head, $offset)) as $line) {
             self::parseField($line);
         }
-        throw new ProtocolError(400, 'Malformed header field'); // not reached: some line failed above
+        throw new ProtocolException(400, 'Malformed header field'); // not reached: some line failed above
     }
 
     /**
      * @return array{string, string}
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     private static function parseField(string $line): array
     {
         $colon = \strpos($line, ':');
         // Also rejects obs-fold (a line starting with whitespace) and whitespace before the colon.
         if ($colon === false || $colon === 0 || \preg_match(self::TOKEN, $line, $m, 0) !== 1 || \strlen($m[0]) !== $colon) {
-            throw new ProtocolError(400, 'Malformed header field');
+            throw new ProtocolException(400, 'Malformed header field');
         }
         $value = \trim(\substr($line, $colon + 1), " \t");
         if (\preg_match('/[\x00-\x08\x0a-\x1f\x7f]/', $value) === 1) {
-            throw new ProtocolError(400, 'Control character in a header value');
+            throw new ProtocolException(400, 'Control character in a header value');
         }
 
         return [\substr($line, 0, $colon), $value];
@@ -360,7 +360,7 @@ final class RequestParser
 
     /**
      * @param list<string> $values
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     private function parseContentLength(array $values): int
     {
@@ -368,26 +368,26 @@ final class RequestParser
         foreach (\explode(',', \implode(',', $values)) as $value) {
             $value = \trim($value, " \t");
             if ($value === '' || !\ctype_digit($value)) {
-                throw new ProtocolError(400, 'Malformed Content-Length');
+                throw new ProtocolException(400, 'Malformed Content-Length');
             }
             $value = \ltrim($value, '0');
             if (\strlen($value) > 18) {
-                throw new ProtocolError(413, 'Request body too large');
+                throw new ProtocolException(413, 'Request body too large');
             }
             $value = (int) $value;
             if ($length !== null && $length !== $value) {
-                throw new ProtocolError(400, 'Conflicting Content-Length values');
+                throw new ProtocolException(400, 'Conflicting Content-Length values');
             }
             $length = $value;
         }
         if ($length > $this->maxBodyBytes) {
-            throw new ProtocolError(413, 'Request body too large');
+            throw new ProtocolException(413, 'Request body too large');
         }
 
         return (int) $length;
     }
 
-    /** @throws ProtocolError */
+    /** @throws ProtocolException */
     private function decodeChunked(): ?string
     {
         while (true) {
@@ -401,14 +401,14 @@ final class RequestParser
                     // Whitespace is allowed only before an extension's ";" (BWS), never after the size alone.
                     $size = $semicolon === false ? $line : \rtrim(\substr($line, 0, $semicolon), " \t");
                     if ($size === '' || \strspn($size, self::HEX) !== \strlen($size)) {
-                        throw new ProtocolError(400, 'Malformed chunk size');
+                        throw new ProtocolException(400, 'Malformed chunk size');
                     }
                     $size = \ltrim($size, '0');
                     if (\strlen($size) > 15) {
-                        throw new ProtocolError(400, 'Chunk size overflows');
+                        throw new ProtocolException(400, 'Chunk size overflows');
                     }
                     if ($semicolon !== false && \strcspn($line, self::CTL, $semicolon) !== \strlen($line) - $semicolon) {
-                        throw new ProtocolError(400, 'Control character in a chunk extension');
+                        throw new ProtocolException(400, 'Control character in a chunk extension');
                     }
                     $size = $size === '' ? 0 : (int) \hexdec($size);
                     if ($size === 0) {
@@ -416,7 +416,7 @@ final class RequestParser
                         break;
                     }
                     if (\strlen($this->body) + $size > $this->maxBodyBytes) {
-                        throw new ProtocolError(413, 'Request body too large');
+                        throw new ProtocolException(413, 'Request body too large');
                     }
                     $this->chunkRemaining = $size;
                     $this->chunkState = self::CHUNK_DATA;
@@ -443,13 +443,13 @@ final class RequestParser
                 case self::CHUNK_DATA_END:
                     if (\strlen($this->buffer) < 2) {
                         if ($this->buffer !== '' && $this->buffer !== "\r") {
-                            throw new ProtocolError(400, 'Chunk data not followed by CRLF');
+                            throw new ProtocolException(400, 'Chunk data not followed by CRLF');
                         }
 
                         return null;
                     }
                     if ($this->buffer[0] !== "\r" || $this->buffer[1] !== "\n") {
-                        throw new ProtocolError(400, 'Chunk data not followed by CRLF');
+                        throw new ProtocolException(400, 'Chunk data not followed by CRLF');
                     }
                     $this->buffer = (string) \substr($this->buffer, 2);
                     $this->chunkState = self::CHUNK_SIZE;
@@ -469,7 +469,7 @@ final class RequestParser
                     self::parseField($line);
                     $this->trailerBytes += \strlen($line) + 2;
                     if (++$this->trailerCount > $this->maxHeaderCount) {
-                        throw new ProtocolError(431, 'Too many trailer fields');
+                        throw new ProtocolException(431, 'Too many trailer fields');
                     }
             }
         }
@@ -478,23 +478,23 @@ final class RequestParser
     /**
      * Takes one CRLF-terminated line off the buffer, or returns null if it has not arrived.
      *
-     * @throws ProtocolError
+     * @throws ProtocolException
      */
     private function takeLine(int $maxLength, int $tooLongStatus): ?string
     {
         $end = \strpos($this->buffer, "\n");
         if ($end === false) {
             if (\strlen($this->buffer) > $maxLength) {
-                throw new ProtocolError($tooLongStatus, 'Line too long');
+                throw new ProtocolException($tooLongStatus, 'Line too long');
             }
 
             return null;
         }
         if ($end === 0 || $this->buffer[$end - 1] !== "\r") {
-            throw new ProtocolError(400, 'Bare LF');
+            throw new ProtocolException(400, 'Bare LF');
         }
         if ($end - 1 > $maxLength) {
-            throw new ProtocolError($tooLongStatus, 'Line too long');
+            throw new ProtocolException($tooLongStatus, 'Line too long');
         }
         $line = \substr($this->buffer, 0, $end - 1);
         $this->buffer = (string) \substr($this->buffer, $end + 1);

@@ -5,10 +5,12 @@ declare(strict_types=1);
 namespace Bobbin\Http;
 
 use Bobbin\Async\Async;
-use Bobbin\Async\StreamClosedException;
-use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\Timer;
 use Closure;
 use Psr\Http\Server\RequestHandlerInterface;
@@ -18,56 +20,48 @@ use Psr\Log\LoggerInterface;
  * One HTTP/1.1 server on the current event loop: accepts connections on one listening socket
  * and serves each in its own fiber. A worker process runs one; the master may bind the socket
  * itself (Server::listen()) and hand it to each worker.
+ *
+ * Accepting never stops while room can be made: at the connection limit a waiting client gets
+ * the place of an idle or slow connection (OpenConnections::makeRoom()).
  */
 final class Server
 {
     private const ACCEPTS_PER_WAKE = 32;
     private const ACCEPT_BACKOFF_SECONDS = 0.1;
+    /** At the connection limit with nothing to close: how long accepting waits before it looks again. */
+    private const FULL_RECHECK_SECONDS = 0.25;
     /**
      * Classes loaded at start: autoloading needs a free file descriptor, and the first time
      * one of these is needed may be exactly when the process has none left.
      */
     private const PRELOAD = [
-        Connection::class, ConnectionPhase::class, RequestParser::class, RequestHead::class, ProtocolError::class,
-        WriteFailed::class, HttpDate::class, StatusReason::class,
-        Message\ServerRequest::class, Message\Response::class, Message\StringStream::class, Message\HeaderRules::class,
-        Message\Uri::class,
+        Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class,
+        ProtocolException::class, WriteFailedException::class, InvalidResponseException::class, HttpDate::class,
+        ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class,
+        Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
+        Message\HeaderRules::class, Message\Uri::class,
         // nyholm's Uri, Stream and Response for applications that use them.
         \Nyholm\Psr7\Uri::class, \Nyholm\Psr7\Stream::class, \Nyholm\Psr7\Response::class,
     ];
-    /** File descriptors left for the application (files, database connections) below the limit. */
-    private const RESERVED_DESCRIPTORS = 64;
 
-    /** @internal read by Connection */
-    public readonly string $serverHeaderLine;
-
+    private readonly OpenConnections $connections;
+    private readonly ServerContext $context;
+    private readonly RequestBudget $budget;
     /** @var resource|null */
     private $listener;
     private readonly bool $ownsListener;
     private ?StreamWatcher $acceptWatcher = null;
-    /** Completed when a connection closes while accepting waits below --max-connections. @var DeferredFuture<null>|null */
-    private ?DeferredFuture $capacity = null;
+    /** Completed when a connection closes while accepting waits at the limit. @var DeferredFuture<null>|null */
+    private ?DeferredFuture $room = null;
     private ?Timer $sweeper = null;
     private ?Timer $drainTimer = null;
-    /** @var array<int, Connection> */
-    private array $connections = [];
     private bool $stopping = false;
     /** @var DeferredFuture<null> */
     private readonly DeferredFuture $stopped;
     private string $address = '';
-    private int $maxConnections;
     private float $lastDescriptorWarning = 0.0;
     private string $localHost = '';
     private int $localPort = 0;
-    /** During a stop: the latest moment an idle keep-alive connection stays open (0: close idle ones at once). */
-    private float $idleGraceUntil = 0.0;
-    /** @var (Closure(): void)|null */
-    private ?Closure $onRequestLimit = null;
-
-    /** @internal incremented by Connection for every request it starts handling */
-    public int $requestsServed = 0;
-    /** @internal Connection calls requestLimitReached() when requestsServed reaches it (see setRequestLimit()) */
-    public int $requestLimit = \PHP_INT_MAX;
 
     /**
      * @param resource|null $listener an already bound, listening server socket (from listen());
@@ -75,15 +69,16 @@ final class Server
      */
     public function __construct(
         public readonly ServerConfig $config,
-        public readonly RequestHandlerInterface $handler,
-        public readonly LoggerInterface $logger,
+        RequestHandlerInterface $handler,
+        private readonly LoggerInterface $logger,
         $listener = null,
     ) {
         $this->listener = $listener;
         $this->ownsListener = $listener === null;
-        $this->serverHeaderLine = $config->serverHeader === '' ? '' : 'Server: ' . $config->serverHeader . "\r\n";
         $this->stopped = new DeferredFuture();
-        $this->maxConnections = $config->maxConnections;
+        $this->context = new ServerContext($config, $handler, $logger);
+        $this->connections = new OpenConnections($config, $logger, $this->wakeAcceptLoop(...));
+        $this->budget = new RequestBudget();
     }
 
     /**
@@ -125,7 +120,7 @@ final class Server
         foreach ([...self::PRELOAD, ...Async::runtimeClasses()] as $class) {
             \class_exists($class); // enums are classes too: this loads every entry
         }
-        $this->maxConnections = $this->connectionsTheDescriptorLimitAllows();
+        $this->connections->limit = $this->settleConnectionLimit();
         \stream_set_blocking($this->listener, false);
         $name = (string) \stream_socket_get_name($this->listener, false);
         $meta = \stream_get_meta_data($this->listener);
@@ -140,7 +135,7 @@ final class Server
         }
         $this->acceptWatcher = new StreamWatcher($this->listener);
         Async::run($this->acceptLoop(...))->ignore();
-        $this->sweeper = Timer::every($this->config->sweepInterval(), fn () => $this->sweep())->unreference();
+        $this->sweeper = Timer::every($this->config->sweepInterval(), fn () => $this->connections->sweep(\microtime(true)))->unreference();
     }
 
     /** Where the server listens, e.g. "127.0.0.1:43127" (the real port when 0 was asked for) or "unix:/path". */
@@ -156,13 +151,34 @@ final class Server
 
     public function connectionCount(): int
     {
-        return \count($this->connections);
+        return $this->connections->count();
+    }
+
+    /** The connection limit in force (known once started): --max-connections, or what descriptors allow. */
+    public function connectionLimit(): int
+    {
+        return $this->connections->limit;
+    }
+
+    /** Connections accepted and dropped since start, and how often the limit was met. */
+    public function statistics(): ConnectionStatistics
+    {
+        return $this->connections->statistics;
+    }
+
+    /** Requests started since the server started. */
+    public function requestsServed(): int
+    {
+        return $this->budget->started();
     }
 
     /**
      * Graceful stop: accept nothing more, close idle connections, let requests in flight finish
      * (their responses say `Connection: close`) and force-close whatever is left after
      * $drainDeadline seconds. The future completes once every connection is closed.
+     *
+     * The listening socket is closed at once (this process's copy of it, when a master shares
+     * it), so that new clients are refused rather than queued and reset later.
      *
      * With $idleGrace > 0 idle keep-alive connections (and accepted ones whose first request has
      * not been read yet) stay open for up to that many seconds: a request arriving meanwhile is
@@ -176,33 +192,35 @@ final class Server
             return $this->stopped->future();
         }
         $this->stopping = true;
-        $this->idleGraceUntil = $idleGrace > 0.0 ? \microtime(true) + $idleGrace : 0.0;
+        $connections = $this->connections;
+        $connections->stopping = true;
+        $connections->idleGraceUntil = $idleGrace > 0.0 ? \microtime(true) + $idleGrace : 0.0;
         $this->acceptWatcher?->close();
         $this->wakeAcceptLoop();
-        if ($this->listener !== null && $this->ownsListener) {
+        if ($this->listener !== null) {
             @\fclose($this->listener);
-            if (\str_starts_with($this->address, 'unix:')) {
+            if ($this->ownsListener && \str_starts_with($this->address, 'unix:')) {
                 @\unlink(\substr($this->address, 5));
             }
         }
         $this->listener = null;
-        foreach ($this->connections as $connection) {
+        foreach ($connections->all() as $connection) {
             if ($connection->phase === ConnectionPhase::Closing) {
                 $connection->close();
             } elseif ($connection->phase === ConnectionPhase::Idle) {
-                if ($this->idleGraceUntil > 0.0) {
+                if ($connections->idleGraceUntil > 0.0) {
                     // The sweeper closes it when the grace ends, unless a request arrives first.
-                    $connection->deadline = \min($connection->deadline, $this->idleGraceUntil);
+                    $connection->deadline = \min($connection->deadline, $connections->idleGraceUntil);
                 } else {
                     $connection->close();
                 }
             }
         }
         $this->drainTimer = Timer::after($drainDeadline ?? $this->config->drainTimeout, function (): void {
-            if ($this->connections !== []) {
-                $this->logger->warning('Drain deadline passed; closing {count} connection(s)', ['count' => \count($this->connections)]);
+            if ($this->connections->count() > 0) {
+                $this->logger->warning('Drain deadline passed; closing {count} connection(s)', ['count' => $this->connections->count()]);
             }
-            foreach ($this->connections as $connection) {
+            foreach ($this->connections->all() as $connection) {
                 $connection->close();
             }
         });
@@ -215,7 +233,7 @@ final class Server
     public function abort(): void
     {
         $this->stop(0.0);
-        foreach ($this->connections as $connection) {
+        foreach ($this->connections->all() as $connection) {
             $connection->close();
         }
     }
@@ -230,22 +248,11 @@ final class Server
         return $this->stopped->future();
     }
 
-    /**
-     * During a graceful stop with an idle grace: until when an idle connection may wait for its
-     * next request (0.0 when idle connections are closed at once, or no stop is under way).
-     *
-     * @internal read by Connection
-     */
-    public function idleGraceUntil(): float
-    {
-        return $this->idleGraceUntil;
-    }
-
     /** Requests being read, handled or answered right now. */
     public function inFlightCount(): int
     {
         $count = 0;
-        foreach ($this->connections as $connection) {
+        foreach ($this->connections->all() as $connection) {
             $phase = $connection->phase;
             if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing) {
                 $count++;
@@ -263,36 +270,10 @@ final class Server
      */
     public function setRequestLimit(int $requests, Closure $onReached): void
     {
-        $this->requestLimit = \max(1, $requests);
-        $this->onRequestLimit = $onReached;
-        if ($this->requestsServed >= $this->requestLimit) {
-            $this->requestLimitReached();
-        }
+        $this->budget->limitTo($requests, $onReached);
     }
 
-    /** @internal called by Connection when requestsServed reaches the limit */
-    public function requestLimitReached(): void
-    {
-        $callback = $this->onRequestLimit;
-        $this->onRequestLimit = null;
-        $this->requestLimit = \PHP_INT_MAX;
-        if ($callback !== null) {
-            $callback();
-        }
-    }
-
-    /** @internal called by Connection::close() */
-    public function connectionClosed(Connection $connection): void
-    {
-        unset($this->connections[\spl_object_id($connection)]);
-        if ($this->stopping) {
-            $this->finishStopIfDrained();
-        } else {
-            $this->wakeAcceptLoop();
-        }
-    }
-
-    /** The server's accepting fiber: waits for pending connections, or for room below the limit. */
+    /** The server's accepting fiber: waits for pending connections, making room at the limit. */
     private function acceptLoop(): void
     {
         $watcher = $this->acceptWatcher;
@@ -301,27 +282,38 @@ final class Server
         }
         try {
             while (!$this->stopping) {
-                if (\count($this->connections) >= $this->maxConnections) {
-                    // Leave further clients in the listen queue until a connection closes.
-                    $this->capacity = new DeferredFuture();
-                    $this->capacity->future()->await();
-                    continue;
-                }
                 $watcher->awaitReadable();
-                $this->acceptPending();
+                if (!$this->acceptPending()) {
+                    $this->awaitRoom();
+                }
             }
         } catch (StreamClosedException) {
             // stop() closed the listener.
         }
     }
 
-    /** Accepts the connections waiting in the listen queue (a bounded batch per wake-up). */
-    private function acceptPending(): void
+    /**
+     * Accepts the connections waiting in the listen queue (a bounded batch per wake-up).
+     *
+     * @return bool false when the server is full and no connection could make room
+     */
+    private function acceptPending(): bool
     {
+        $connections = $this->connections;
         for ($i = 0; $i < self::ACCEPTS_PER_WAKE && !$this->stopping; $i++) {
             $listener = $this->listener;
             if ($listener === null) {
-                return;
+                return true;
+            }
+            if ($connections->isFull()) {
+                // Room is made only for a client known to wait: the one that woke us. Later in
+                // the batch nobody may be waiting; the next wake-up tells.
+                if ($i > 0) {
+                    return true;
+                }
+                if (!$connections->makeRoom(\microtime(true))) {
+                    return false;
+                }
             }
             $socket = @\stream_socket_accept($listener, 0, $peer);
             if ($socket === false) {
@@ -337,21 +329,35 @@ final class Server
                     Async::delay(self::ACCEPT_BACKOFF_SECONDS);
                 }
 
-                return;
+                return true;
             }
             $this->open($socket, (string) $peer);
-            if (\count($this->connections) >= $this->maxConnections) {
-                return;
-            }
         }
+
+        return true;
+    }
+
+    /** Full, nothing to close: waits until a connection closes, or a while, then looks again. */
+    private function awaitRoom(): void
+    {
+        $this->room = new DeferredFuture();
+        try {
+            $this->room->future()->await(new TimeoutCancellation(self::FULL_RECHECK_SECONDS));
+        } catch (CancelledException) {
+            // Time to look again: a slow client may have become one that can be closed.
+        }
+        $this->room = null;
     }
 
     private function wakeAcceptLoop(): void
     {
-        $capacity = $this->capacity;
-        if ($capacity !== null && ($this->stopping || \count($this->connections) < $this->maxConnections)) {
-            $this->capacity = null;
-            $capacity->complete();
+        $room = $this->room;
+        if ($room !== null) {
+            $this->room = null;
+            $room->complete();
+        }
+        if ($this->stopping) {
+            $this->finishStopIfDrained();
         }
     }
 
@@ -382,24 +388,14 @@ final class Server
             'SERVER_SOFTWARE' => $this->config->serverHeader,
         ];
         $authority = $this->localPort === 0 ? 'localhost' : $this->address;
-        $connection = new Connection($this, $socket, $params, $authority);
-        $this->connections[\spl_object_id($connection)] = $connection;
+        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $params, $authority);
+        $this->connections->add($connection);
         Async::run($connection->run(...))->ignore();
-    }
-
-    private function sweep(): void
-    {
-        $now = \microtime(true);
-        foreach ($this->connections as $connection) {
-            if ($connection->deadline < $now) {
-                $connection->expire();
-            }
-        }
     }
 
     private function finishStopIfDrained(): void
     {
-        if ($this->connections !== [] || $this->stopped->isComplete()) {
+        if ($this->connections->count() > 0 || $this->stopped->isComplete()) {
             return;
         }
         $this->sweeper?->cancel();
@@ -408,32 +404,34 @@ final class Server
     }
 
     /**
-     * --max-connections, lowered if the process's descriptor limit could not hold that many
-     * connections plus a reserve, so the limit is met by not accepting rather than by failing.
-     * On Bobbin's stream_select() driver the limit is also what select() can watch (1,024).
+     * The connection limit in force: --max-connections, lowered (and said so) where the
+     * open-files limit or the loop driver could not hold that many plus a reserve, so the limit
+     * is met by not accepting rather than by failing. The soft open-files limit is raised to the
+     * hard one first.
      */
-    private function connectionsTheDescriptorLimitAllows(): int
+    private function settleConnectionLimit(): int
     {
-        $limits = \function_exists('posix_getrlimit') ? \posix_getrlimit() : false;
-        $soft = \is_array($limits) ? ($limits['soft openfiles'] ?? 'unlimited') : 'unlimited';
-        $ceiling = Async::descriptorCeiling();
-        if ($ceiling !== null) {
-            $soft = \is_numeric($soft) ? \min((int) $soft, $ceiling) : $ceiling;
+        $raised = ConnectionLimit::raiseOpenFilesLimit();
+        if ($raised !== null) {
+            $this->logger->info('Raised the open-files limit (ulimit -n) from {from} to {to}', ['from' => $raised[0], 'to' => $raised[1]]);
         }
-        if (!\is_numeric($soft)) {
-            return $this->config->maxConnections;
+        $limit = ConnectionLimit::settle(
+            $this->config->maxConnections,
+            ConnectionLimit::openFilesLimit(),
+            Async::descriptorCeiling(),
+            ConnectionLimit::openDescriptors(),
+        );
+        if ($limit->lowered !== '') {
+            if ($this->config->maxConnections > 0) {
+                $this->logger->notice('--max-connections lowered from {max} to {allowed}: {why}', [
+                    'max' => $this->config->maxConnections, 'allowed' => $limit->connections, 'why' => $limit->lowered,
+                ]);
+            } else {
+                $this->logger->info('Holding up to {allowed} connections: {why}', ['allowed' => $limit->connections, 'why' => $limit->lowered]);
+            }
         }
-        $open = \is_dir('/proc/self/fd') ? \count((array) \scandir('/proc/self/fd')) - 2 : 16;
-        $reserve = \max(4, \min(self::RESERVED_DESCRIPTORS, \intdiv((int) $soft, 8)));
-        $allowed = \max(1, (int) $soft - $open - $reserve);
-        if ($allowed >= $this->config->maxConnections) {
-            return $this->config->maxConnections;
-        }
-        $this->logger->notice('The open-files limit ({limit}) allows only {allowed} connections; --max-connections lowered from {max}', [
-            'limit' => $soft, 'allowed' => $allowed, 'max' => $this->config->maxConnections,
-        ]);
 
-        return $allowed;
+        return $limit->connections;
     }
 
     private static function removeStaleUnixSocket(string $path): void

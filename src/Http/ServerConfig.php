@@ -29,7 +29,9 @@ final readonly class ServerConfig
         'request-timeout' => ['requestTimeout', 'float', 30.0, 'seconds the application may take (503 after it)'],
         'write-timeout' => ['writeTimeout', 'float', 30.0, 'seconds a client may stall reading a response before it is dropped'],
         'max-requests-per-connection' => ['maxRequestsPerConnection', 'int', 10000, 'requests on one connection before it is closed (0: no limit)'],
-        'max-connections' => ['maxConnections', 'int', 900, 'concurrent connections; above it the server stops accepting'],
+        'max-connections' => ['maxConnections', 'int', 0, 'concurrent connections of one worker (0: as many as the loop driver and the open-files limit allow); at the limit an idle or slow connection makes room for a new one'],
+        'min-data-rate' => ['minDataRate', 'int', 256, 'bytes per second a client must at least send its request or read its response at, measured over --data-rate-window (0: no minimum)'],
+        'data-rate-window' => ['dataRateWindow', 'float', 5.0, 'seconds over which --min-data-rate is measured'],
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
         'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
@@ -48,25 +50,28 @@ final readonly class ServerConfig
         public float $requestTimeout = 30.0,
         public float $writeTimeout = 30.0,
         public int $maxRequestsPerConnection = 10000,
-        public int $maxConnections = 900,
+        public int $maxConnections = 0,
+        public int $minDataRate = 256,
+        public float $dataRateWindow = 5.0,
         public float $drainTimeout = 10.0,
         public bool $accessLog = false,
         public string $serverHeader = 'Bobbin',
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
-            'max-header-count' => $maxHeaderCount, 'max-connections' => $maxConnections] as $name => $value) {
+            'max-header-count' => $maxHeaderCount] as $name => $value) {
             if ($value < 1) {
                 throw new InvalidConfigException(\sprintf('--%s must be at least 1, got %d', $name, $value));
             }
         }
-        foreach (['max-body-bytes' => $maxBodyBytes, 'max-requests-per-connection' => $maxRequestsPerConnection] as $name => $value) {
+        foreach (['max-body-bytes' => $maxBodyBytes, 'max-requests-per-connection' => $maxRequestsPerConnection,
+            'max-connections' => $maxConnections, 'min-data-rate' => $minDataRate] as $name => $value) {
             if ($value < 0) {
                 throw new InvalidConfigException(\sprintf('--%s must not be negative, got %d', $name, $value));
             }
         }
         foreach (['header-timeout' => $headerTimeout, 'idle-timeout' => $idleTimeout, 'body-timeout' => $bodyTimeout,
-            'request-timeout' => $requestTimeout, 'write-timeout' => $writeTimeout] as $name => $value) {
+            'request-timeout' => $requestTimeout, 'write-timeout' => $writeTimeout, 'data-rate-window' => $dataRateWindow] as $name => $value) {
             if (!($value > 0.0) || \is_infinite($value)) {
                 throw new InvalidConfigException(\sprintf('--%s must be a positive number of seconds', $name));
             }
@@ -106,7 +111,7 @@ final readonly class ServerConfig
     /** How often the connection sweeper must look so that every timeout fires roughly on time. */
     public function sweepInterval(): float
     {
-        $shortest = \min($this->headerTimeout, $this->idleTimeout, $this->bodyTimeout, $this->requestTimeout, $this->writeTimeout);
+        $shortest = \min($this->headerTimeout, $this->idleTimeout, $this->bodyTimeout, $this->requestTimeout, $this->writeTimeout, $this->dataRateWindow);
 
         return \max(0.05, \min(1.0, $shortest / 4));
     }

@@ -11,16 +11,16 @@ use Psr\Http\Server\RequestHandlerInterface;
 /** Requires an APP_FILE and turns what it returns into a PSR-15 handler. */
 final class ApplicationLoader
 {
-    /** @throws ApplicationLoadFailed */
+    /** @throws ApplicationLoadException */
     public static function load(string $appFile): RequestHandlerInterface
     {
         if (!\is_file($appFile) || !\is_readable($appFile)) {
-            throw new ApplicationLoadFailed(\sprintf('APP_FILE %s does not exist or is not readable', $appFile), true);
+            throw new ApplicationLoadException(\sprintf('APP_FILE %s does not exist or is not readable', $appFile), true);
         }
         try {
             $application = (static fn (string $file): mixed => require $file)($appFile);
         } catch (\Throwable $error) {
-            throw new ApplicationLoadFailed(\sprintf(
+            throw new ApplicationLoadException(\sprintf(
                 'APP_FILE %s failed to load: %s: %s (%s:%d)',
                 $appFile,
                 $error::class,
@@ -36,7 +36,7 @@ final class ApplicationLoader
             return new ClosureHandler($application);
         }
 
-        throw new ApplicationLoadFailed(\sprintf(
+        throw new ApplicationLoadException(\sprintf(
             'APP_FILE %s returned %s, not a RequestHandlerInterface or a Closure',
             $appFile,
             \get_debug_type($application),

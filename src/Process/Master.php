@@ -31,7 +31,7 @@ final class Master
     private ?int $pendingGeneration = null;
     private float $nextSpawnAt = 0.0;
     private float $stopDeadline = \INF;
-    private ?MasterFailed $failure = null;
+    private ?MasterFailedException $failure = null;
     private bool $statusDirty = true;
     private float $statusWrittenAt = 0.0;
     private readonly float $started;
@@ -52,20 +52,20 @@ final class Master
     /**
      * Runs until a graceful stop has finished.
      *
-     * @throws MasterFailed when it cannot start (the address is taken, a worker cannot boot) or a crash loop stops it
+     * @throws MasterFailedException when it cannot start (the address is taken, a worker cannot boot) or a crash loop stops it
      */
     public function run(): void
     {
         try {
             $this->listener = Server::listen($this->config->server->listen, $this->config->server->backlog);
         } catch (ServerStartException $error) {
-            throw new MasterFailed($error->getMessage());
+            throw new MasterFailedException($error->getMessage());
         }
         $this->address = self::addressOf($this->listener);
         \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
         try {
             if ($this->config->pidFile !== '' && @\file_put_contents($this->config->pidFile, \getmypid() . "\n") === false) {
-                throw new MasterFailed(\sprintf('cannot write the pid file %s', $this->config->pidFile));
+                throw new MasterFailedException(\sprintf('cannot write the pid file %s', $this->config->pidFile));
             }
             for ($i = 0; $i < $this->config->workers; $i++) {
                 $this->spawn($this->generation);
@@ -295,7 +295,7 @@ final class Master
         }
         $reason = $worker->bootError ?? \sprintf('worker %d %s%s', $worker->pid, $how, $worker->readyAt === null ? ' before it was ready' : '');
         if ($this->phase === MasterPhase::Starting) {
-            $this->fail(new MasterFailed($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
+            $this->fail(new MasterFailedException($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
 
             return;
         }
@@ -307,7 +307,7 @@ final class Master
         $now = \microtime(true);
         $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null);
         if ($delay === null) {
-            $this->fail(new MasterFailed(\sprintf(
+            $this->fail(new MasterFailedException(\sprintf(
                 'crash loop: %d workers in a row died within %.0f s of starting; the last: %s',
                 $this->restarts->quickDeathsInARow(),
                 $this->restarts->quickDeathSeconds,
@@ -426,7 +426,7 @@ final class Master
         $this->stopDeadline = \microtime(true) + $deadlineSeconds;
     }
 
-    private function fail(MasterFailed $failure): void
+    private function fail(MasterFailedException $failure): void
     {
         $this->failure ??= $failure;
         $this->stop(self::FAILED_START_GRACE_SECONDS);

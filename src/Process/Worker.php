@@ -46,7 +46,7 @@ final class Worker
 
         try {
             $handler = ApplicationLoader::load($this->config->appFile);
-        } catch (ApplicationLoadFailed $error) {
+        } catch (ApplicationLoadException $error) {
             $this->channel->send(WorkerMessage::bootFailed($error->getMessage(), $error->isUsageError ? 2 : 1));
 
             return 1;
@@ -105,7 +105,7 @@ final class Worker
         $this->channel->send(WorkerMessage::stats(new WorkerStats(
             \getmypid() ?: 0,
             $this->started,
-            $server->requestsServed,
+            $server->requestsServed(),
             $server->inFlightCount(),
             $memory,
             $server->connectionCount(),

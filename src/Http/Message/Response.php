@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Message;
 
-use Bobbin\Http\StatusReason;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\StreamInterface;
 

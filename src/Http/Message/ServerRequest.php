@@ -76,6 +76,7 @@ final class ServerRequest implements ServerRequestInterface
      * @param string $defaultAuthority the server's own address, for a missing or empty Host
      * @param array<string, mixed> $serverParams
      * @param ?string $cookie the Cookie header(s), joined with "; "
+     * @param array<string, mixed> $attributes
      * @throws \InvalidArgumentException when target and authority make no valid URI
      */
     public static function fromParsed(
@@ -88,8 +89,10 @@ final class ServerRequest implements ServerRequestInterface
         string $body = '',
         array $serverParams = [],
         ?string $cookie = null,
+        array $attributes = [],
     ): self {
         $request = new self();
+        $request->attributes = $attributes;
         $request->method = $method;
         $request->requestTarget = $target;
         $request->querySource = $target;

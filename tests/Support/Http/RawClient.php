@@ -122,6 +122,41 @@ final class RawClient
         return false;
     }
 
+    /**
+     * Keeps whatever the server still sends (readResponse() can parse it afterwards) until it
+     * closes the connection: true when that happened within $timeout.
+     */
+    public function awaitClose(float $timeout): bool
+    {
+        $deadline = \microtime(true) + $timeout;
+        do {
+            $read = [$this->socket];
+            $write = $except = null;
+            if (@\stream_select($read, $write, $except, 0, 20000) === 1) {
+                $data = @\fread($this->socket, 65536);
+                if ($data === '' || $data === false) {
+                    return true;
+                }
+                $this->buffer .= $data;
+            }
+        } while (\microtime(true) < $deadline);
+
+        return false;
+    }
+
+    /** The next bytes the server sends (waiting up to the client's timeout), or null at the end of the connection. */
+    public function readSome(): ?string
+    {
+        if ($this->buffer !== '') {
+            $data = $this->buffer;
+            $this->buffer = '';
+
+            return $data;
+        }
+
+        return $this->fill() ? $this->readSome() : null;
+    }
+
     public function close(): void
     {
         if (\is_resource($this->socket)) {

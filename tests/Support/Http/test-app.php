@@ -11,11 +11,14 @@ declare(strict_types=1);
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
  *   /status?code=N   an empty response with that status
+ *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
+ *                    server must refuse: crlf-name, crlf-value, nul-value
  *   anything else    "Hello, World!"
  */
 
 use Bobbin\Async\Async;
 use Bobbin\Tests\Support\Http\GeneratedStream;
+use Bobbin\Tests\Support\Http\UncheckedResponse;
 use Nyholm\Psr7\Response;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
@@ -49,6 +52,13 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), false));
         case '/big':
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), true));
+        case '/bad-header':
+            return new UncheckedResponse(200, match ($query['kind'] ?? '') {
+                'crlf-name' => ["X-A\r\nSet-Cookie: evil=1\r\nX-B" => ['b']],
+                'crlf-value' => ['X-A' => ["a\r\nSet-Cookie: evil=1"]],
+                'nul-value' => ['X-A' => ["a\0b"]],
+                default => ['X-Fine' => ['fine']],
+            }, 'body');
         case '/status':
             return new Response((int) ($query['code'] ?? 200));
         default:

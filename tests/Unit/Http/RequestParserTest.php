@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Http;
 
-use Bobbin\Http\ProtocolError;
+use Bobbin\Http\ProtocolException;
 use Bobbin\Http\RequestHead;
 use Bobbin\Http\RequestParser;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -16,7 +16,7 @@ final class RequestParserTest extends TestCase
     /**
      * Feeds $bytes and collects every request parsed, stopping at the first error.
      *
-     * @return array{list<array{RequestHead, string}>, ?ProtocolError}
+     * @return array{list<array{RequestHead, string}>, ?ProtocolException}
      */
     private static function parse(string $bytes, bool $byteByByte, ?RequestParser $parser = null): array
     {
@@ -42,7 +42,7 @@ final class RequestParserTest extends TestCase
                     $head = null;
                 }
             }
-        } catch (ProtocolError $error) {
+        } catch (ProtocolException $error) {
             return [$requests, $error];
         }
 

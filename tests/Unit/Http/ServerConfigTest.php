@@ -44,7 +44,9 @@ final class ServerConfigTest extends TestCase
         yield 'unknown option' => [['colour' => 'blue']];
         yield 'non-numeric size' => [['max-body-bytes' => 'lots']];
         yield 'negative size' => [['max-body-bytes' => '-1']];
-        yield 'zero connections' => [['max-connections' => '0']];
+        yield 'negative connections' => [['max-connections' => '-1']];
+        yield 'a negative minimum data rate' => [['min-data-rate' => '-5']];
+        yield 'a zero data-rate window' => [['data-rate-window' => '0']];
         yield 'zero timeout' => [['idle-timeout' => '0']];
         yield 'non-boolean flag' => [['access-log' => 'maybe']];
         yield 'listen without a port' => [['listen' => 'localhost']];

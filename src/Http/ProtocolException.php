@@ -8,7 +8,7 @@ namespace Bobbin\Http;
  * A request the server refuses to interpret; the connection answers with $status and closes,
  * because after a framing error nothing later on the connection can be trusted.
  */
-final class ProtocolError extends \RuntimeException
+final class ProtocolException extends \RuntimeException
 {
     public function __construct(public readonly int $status, string $message)
     {

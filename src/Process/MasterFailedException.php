@@ -9,7 +9,7 @@ namespace Bobbin\Process;
  * every worker has been stopped by the time this is thrown. $exitCode 2 marks a usage error
  * (an APP_FILE that returns no handler), 1 a runtime failure.
  */
-final class MasterFailed extends \RuntimeException
+final class MasterFailedException extends \RuntimeException
 {
     public function __construct(string $message, public readonly int $exitCode = 1)
     {

@@ -5,6 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Cli;
 
 /** The command was well-formed but could not start (the application failed to load); exit code 1. */
-final class StartupFailure extends \RuntimeException
+final class StartupException extends \RuntimeException
 {
 }

@@ -5,6 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Cli;
 
 /** The command line asks for something impossible; reported in one line, exit code 2. */
-final class UsageError extends \RuntimeException
+final class UsageException extends \RuntimeException
 {
 }

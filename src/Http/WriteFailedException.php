@@ -5,6 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Http;
 
 /** The client went away (or stopped reading) while a response was being written. */
-final class WriteFailed extends \RuntimeException
+final class WriteFailedException extends \RuntimeException
 {
 }

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Http;
+namespace Bobbin\Http\Message;
 
 /** Standard reason phrases (RFC 9110 and registered extensions). */
 final class StatusReason

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 /** The APP_FILE could not be turned into a handler: missing or wrong (a usage error), or it threw. */
-final class ApplicationLoadFailed extends \RuntimeException
+final class ApplicationLoadException extends \RuntimeException
 {
     public function __construct(string $message, public readonly bool $isUsageError, ?\Throwable $previous = null)
     {

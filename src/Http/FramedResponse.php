@@ -1,0 +1,30 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+use Psr\Http\Message\StreamInterface;
+
+/**
+ * A response turned into wire form by ResponseFramer: the complete head, and how its body
+ * follows. When the whole body is at hand as a string ($inlineBody), the head and the body go
+ * out in one write.
+ */
+final readonly class FramedResponse
+{
+    public function __construct(
+        /** Status line, header lines and the empty line that ends the head. */
+        public string $head,
+        public BodyFraming $framing,
+        /** Whether the connection may serve another request after this response. */
+        public bool $keepAlive,
+        /** The body when framing is not None (null otherwise). */
+        public ?StreamInterface $body = null,
+        /** The body's length for ContentLength framing. */
+        public int $length = 0,
+        /** The body itself, when it is a string already and small enough to join the head. */
+        public ?string $inlineBody = null,
+    ) {
+    }
+}

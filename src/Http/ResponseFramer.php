@@ -1,0 +1,181 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+use Bobbin\Http\Message\HeaderRules;
+use Bobbin\Http\Message\Response;
+use Bobbin\Http\Message\StatusReason;
+use Bobbin\Http\Message\StringStream;
+use Psr\Http\Message\ResponseInterface;
+
+/**
+ * Turns an application's response into wire form (RFC 9112 §6, RFC 9110 §6.4.1): the status
+ * line, the application's headers with the server's framing in place of its own, and how the
+ * body follows. Pure: it reads the response and returns bytes, it never writes.
+ *
+ * The rules: no body and no framing headers for 1xx and 204; 304 and HEAD repeat the length
+ * the body would have and send none; otherwise Content-Length when the size is known, chunked
+ * in HTTP/1.1 when it is not, and a body delimited by the close in HTTP/1.0. The application's
+ * Content-Length, Transfer-Encoding, Connection and Keep-Alive are replaced (a `Connection:
+ * close` of its own does close the connection). Date and Server are added unless it set them.
+ *
+ * Header fields of responses that are not Bobbin's own (validated when set) are checked here:
+ * a name that is no token or a value with a control character is an InvalidResponseException,
+ * never a byte on the wire.
+ */
+final class ResponseFramer
+{
+    /** Bodies up to this size that are strings already go out in the same write as the head. */
+    public const INLINE_BODY_BYTES = 65536;
+
+    public function __construct(private readonly string $serverHeaderLine)
+    {
+    }
+
+    /**
+     * @param bool $keepAlive whether the request and the server allow another request after this one
+     * @param string $dateLine the `Date: …\r\n` line to add unless the response has its own
+     * @throws InvalidResponseException
+     */
+    public function frame(ResponseInterface $response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine): FramedResponse
+    {
+        $status = $response->getStatusCode();
+        $reason = $response->getReasonPhrase();
+        // Bobbin's own responses refuse control characters in reason, names and values when
+        // they are set; any other PSR-7 implementation gets them checked here.
+        $trusted = $response instanceof Response;
+        if ($reason === '' || (!$trusted && !HeaderRules::hasNoControlCharacters($reason))) {
+            $reason = StatusReason::for($status);
+        }
+        $head = 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n";
+        $hasDate = $hasServer = false;
+        $declaredLength = null;
+        foreach ($response->getHeaders() as $name => $values) {
+            $name = (string) $name;
+            if (!$trusted) {
+                self::assertValidField($name, $values);
+            }
+            switch (\strtolower($name)) {
+                case 'content-length':
+                    $declaredLength = $values[0] ?? null;
+                    continue 2;
+                case 'transfer-encoding':
+                case 'keep-alive':
+                    continue 2;
+                case 'connection':
+                    if (\stripos(\implode(',', $values), 'close') !== false) {
+                        $keepAlive = false;
+                    }
+                    continue 2;
+                case 'date':
+                    $hasDate = true;
+                    break;
+                case 'server':
+                    $hasServer = true;
+                    break;
+            }
+            if (isset($values[1])) {
+                $head .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
+            } elseif (isset($values[0])) {
+                $head .= $name . ': ' . $values[0] . "\r\n";
+            }
+        }
+        if (!$hasDate) {
+            $head .= $dateLine;
+        }
+        if (!$hasServer) {
+            $head .= $this->serverHeaderLine;
+        }
+
+        if ($status < 200 || $status === 204) {
+            // No body and no framing headers at all (RFC 9110 §8.6).
+            return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), BodyFraming::None, $keepAlive);
+        }
+        if ($status === 304 || $method === 'HEAD') {
+            // Headers as for GET, no body: repeat a declared or known length, never send one.
+            if ($declaredLength !== null && \ctype_digit($declaredLength)) {
+                $head .= 'Content-Length: ' . $declaredLength . "\r\n";
+            } elseif ($status !== 304 && ($known = $response->getBody()->getSize()) !== null && $known > 0) {
+                $head .= 'Content-Length: ' . $known . "\r\n";
+            }
+
+            return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), BodyFraming::None, $keepAlive);
+        }
+
+        $body = $response->getBody();
+        $inline = null;
+        if ($body instanceof StringStream) {
+            // Bobbin's own body: the string itself, no size/rewind/read round trip.
+            $inline = $body->contents();
+            $size = \strlen($inline);
+            if ($size > self::INLINE_BODY_BYTES) {
+                $inline = null;
+            }
+        } else {
+            $size = $body->getSize();
+        }
+        if ($size !== null) {
+            $head .= 'Content-Length: ' . $size . "\r\n";
+            $framing = BodyFraming::ContentLength;
+        } elseif ($protocolVersion === '1.1') {
+            $head .= "Transfer-Encoding: chunked\r\n";
+            $framing = BodyFraming::Chunked;
+        } else {
+            $keepAlive = false;
+            $framing = BodyFraming::UntilClose;
+        }
+
+        return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), $framing, $keepAlive, $body, $size ?? 0, $inline);
+    }
+
+    /**
+     * The complete bytes of the server's own plain-text error response (a rejected request, a
+     * failed or timed-out handler).
+     */
+    public function errorResponse(int $status, bool $keepAlive = false): string
+    {
+        $reason = StatusReason::for($status);
+        $body = $status . ' ' . $reason . "\n";
+
+        return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
+            . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)
+            . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
+    }
+
+    private static function endHead(string $head, bool $keepAlive, string $protocolVersion): string
+    {
+        if (!$keepAlive) {
+            return $head . "Connection: close\r\n\r\n";
+        }
+
+        return $protocolVersion === '1.0' ? $head . "Connection: keep-alive\r\n\r\n" : $head . "\r\n";
+    }
+
+    /**
+     * @param array<mixed> $values
+     * @throws InvalidResponseException
+     */
+    private static function assertValidField(string $name, array $values): void
+    {
+        if (!HeaderRules::isToken($name)) {
+            throw new InvalidResponseException(\sprintf('The response header name "%s" is not an RFC 9110 token', self::printable($name)));
+        }
+        foreach ($values as $value) {
+            if (!\is_string($value) || !HeaderRules::hasNoControlCharacters($value)) {
+                throw new InvalidResponseException(\sprintf(
+                    'The value of response header "%s" contains a control character: "%s"',
+                    $name,
+                    self::printable(\is_scalar($value) ? (string) $value : \get_debug_type($value)),
+                ));
+            }
+        }
+    }
+
+    /** The bytes of $text with control characters and non-ASCII escaped, for a log line. */
+    private static function printable(string $text): string
+    {
+        return \addcslashes(\strlen($text) > 200 ? \substr($text, 0, 200) . '…' : $text, "\0..\37\177..\377\\\"");
+    }
+}
