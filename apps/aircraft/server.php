@@ -11,6 +11,7 @@ use Bobbin\Apps\Aircraft\AircraftConfig;
 use Bobbin\Apps\Aircraft\AircraftServices;
 use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
@@ -18,7 +19,7 @@ use Bobbin\Postgres\PoolConfig;
 require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
 $config = AircraftConfig::fromEnvironment(\getenv());
-$logger = new StderrLogger();
+$logger = new RateLimitedLogger(new StderrLogger());
 $pool = new ConnectionPool(PoolConfig::fromConnectionString(
     $config->databaseUrl,
     minSize: $config->poolMin,

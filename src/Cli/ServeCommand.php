@@ -9,6 +9,7 @@ use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
+use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
@@ -72,7 +73,7 @@ final class ServeCommand
         unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'], $options['max-memory'], $options['opcache']);
         try {
             $config = ServerConfig::fromArray($options);
-            $logger = new StderrLogger($logLevel, $this->stderr);
+            $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
         } catch (InvalidConfigException | \InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
         }

@@ -7,13 +7,21 @@ namespace Bobbin\Http;
 use Psr\Log\AbstractLogger;
 use Psr\Log\LogLevel;
 
-/** One line per record on stderr (or another stream), with {placeholder} interpolation. */
+/**
+ * One line per record on stderr (or another stream), with {placeholder} interpolation. An
+ * exception under the context key `exception` follows on indented lines: each exception of its
+ * chain (previous ones as "caused by") with its stack trace — unless the context says
+ * `exception_logged_before` (RateLimitedLogger does, once a trace has been written), when each
+ * gets one line.
+ */
 final class StderrLogger extends AbstractLogger
 {
     private const SEVERITY = [
         LogLevel::DEBUG => 0, LogLevel::INFO => 1, LogLevel::NOTICE => 2, LogLevel::WARNING => 3,
         LogLevel::ERROR => 4, LogLevel::CRITICAL => 5, LogLevel::ALERT => 6, LogLevel::EMERGENCY => 7,
     ];
+    /** A chain longer than this is cut (a cycle, or an application wrapping without end). */
+    private const MAX_CHAIN = 10;
 
     /** @var resource */
     private $stream;
@@ -48,11 +56,39 @@ final class StderrLogger extends AbstractLogger
             }
             $message = \strtr($message, $replacements);
         }
-        $line = \sprintf("%s [%s] %s\n", \gmdate('Y-m-d\TH:i:s\Z'), $level, \str_replace("\n", ' ', $message));
+        $line = \sprintf("%s [%s] %s\n", \gmdate('Y-m-d\TH:i:s\Z'), $level, self::oneLine($message));
         if (isset($context['exception']) && $context['exception'] instanceof \Throwable) {
-            $e = $context['exception'];
-            $line .= \sprintf("    %s: %s in %s:%d\n", $e::class, \str_replace("\n", ' ', $e->getMessage()), $e->getFile(), $e->getLine());
+            $line .= self::describe($context['exception'], ($context['exception_logged_before'] ?? false) !== true);
         }
         @\fwrite($this->stream, $line);
+    }
+
+    /** The exception chain, outermost first, each with its trace when $traces. */
+    private static function describe(\Throwable $error, bool $traces): string
+    {
+        $text = '';
+        for ($depth = 0; $error !== null && $depth < self::MAX_CHAIN; $depth++, $error = $error->getPrevious()) {
+            $text .= \sprintf(
+                "    %s%s: %s in %s:%d\n",
+                $depth === 0 ? '' : 'caused by ',
+                $error::class,
+                self::oneLine($error->getMessage()),
+                $error->getFile(),
+                $error->getLine(),
+            );
+            if ($traces) {
+                $text .= '        ' . \str_replace("\n", "\n        ", $error->getTraceAsString()) . "\n";
+            }
+        }
+        if (!$traces) {
+            $text .= "    (the stack trace of this error was logged before)\n";
+        }
+
+        return $text;
+    }
+
+    private static function oneLine(string $text): string
+    {
+        return \str_replace(["\r\n", "\n", "\r"], ' ', $text);
     }
 }

@@ -424,6 +424,9 @@ final class Master
             }
         }
         $this->stopDeadline = \microtime(true) + $deadlineSeconds;
+        // New clients are refused from now on, not queued behind workers that no longer accept
+        // and reset when the last copy of the socket closes. Each worker closes its own copy.
+        $this->closeListener();
     }
 
     private function fail(MasterFailedException $failure): void
@@ -486,18 +489,24 @@ final class Master
                 unset($this->workers[$pid]);
             }
         }
-        if ($this->listener !== null) {
-            \fclose($this->listener);
-            $this->listener = null;
-            if (\str_starts_with($this->address, 'unix:')) {
-                @\unlink(\substr($this->address, 5));
-            }
-        }
+        $this->closeListener();
         if ($this->config->pidFile !== '') {
             @\unlink($this->config->pidFile);
             @\unlink($this->config->statusFile());
         }
         // The signals stay blocked: unblocking now would let a late SIGTERM kill the exiting master.
+    }
+
+    private function closeListener(): void
+    {
+        if ($this->listener === null) {
+            return;
+        }
+        \fclose($this->listener);
+        $this->listener = null;
+        if (\str_starts_with($this->address, 'unix:')) {
+            @\unlink(\substr($this->address, 5));
+        }
     }
 
     /** @param resource $listener */

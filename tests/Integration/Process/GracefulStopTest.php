@@ -44,6 +44,26 @@ final class GracefulStopTest extends TestCase
         self::assertFalse(@\stream_socket_client('tcp://' . $master->address, $code, $message, 1.0), 'Still accepting after the stop');
     }
 
+    public function testANewClientDuringTheDrainIsRefusedAtOnceNotQueuedAndResetLater(): void
+    {
+        $this->master = $master = MasterProcess::start(self::APP, ['--workers=2', '--drain-timeout=10']);
+        $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 2);
+        $slow = new RawClient($master->address);
+        $slow->send("GET /slow?ms=2000 HTTP/1.1\r\nHost: a\r\n\r\n");
+        \usleep(200_000);
+
+        $master->signal(\SIGTERM);
+        \usleep(300_000);
+        $started = \microtime(true);
+        $late = @\stream_socket_client('tcp://' . $master->address, $code, $message, 2.0);
+
+        self::assertFalse($late, 'A connection was accepted by the kernel during the drain (it would be reset later)');
+        self::assertStringContainsStringIgnoringCase('refused', $message);
+        self::assertLessThan(0.5, \microtime(true) - $started);
+        self::assertSame('slow done', $slow->readResponse()['body'] ?? null, 'The request in flight did not complete');
+        self::assertSame(0, $master->wait(15.0));
+    }
+
     public function testARequestOnAnIdleKeepAliveConnectionDuringTheDrainIsAnsweredWithConnectionClose(): void
     {
         $this->master = $master = MasterProcess::start(self::APP, ['--workers=2']);

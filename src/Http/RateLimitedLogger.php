@@ -1,0 +1,124 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+use Bobbin\Async\Timer;
+use Psr\Log\AbstractLogger;
+use Psr\Log\LoggerInterface;
+
+/**
+ * Keeps a log readable, and a disk from filling, through an outage: the first record of a kind
+ * goes through; the same record again within $window seconds is only counted, and one line
+ * "… repeated N times in S s" follows when the window ends. Records are the same when their
+ * level, message template (before interpolation) and exception (class, message, file, line) are.
+ *
+ * The stack trace of an exception is written once per distinct exception for the life of the
+ * process; later records of it carry one line per exception of the chain.
+ */
+final class RateLimitedLogger extends AbstractLogger
+{
+    /** Distinct keys remembered for windows and traces; beyond it the oldest are forgotten. */
+    private const MAX_KEYS = 1000;
+
+    /**
+     * key => [window start, suppressed count, level, template, context of the first record]
+     *
+     * @var array<string, array{float, int, string, string, array<string, mixed>}>
+     */
+    private array $windows = [];
+    /** @var array<string, true> exceptions whose trace went out already */
+    private array $tracesLogged = [];
+    private ?Timer $flusher = null;
+
+    public function __construct(private readonly LoggerInterface $inner, private readonly float $window = 5.0)
+    {
+        if (!($window > 0.0)) {
+            throw new \InvalidArgumentException('The window must be a positive number of seconds');
+        }
+    }
+
+    public function __destruct()
+    {
+        $this->flush(\INF);
+        $this->flusher?->cancel();
+    }
+
+    /** @param array<string, mixed> $context */
+    public function log($level, string|\Stringable $message, array $context = []): void
+    {
+        $level = (string) $level;
+        $template = (string) $message;
+        $exception = $context['exception'] ?? null;
+        $errorKey = $exception instanceof \Throwable ? self::exceptionKey($exception) : '';
+        $key = $level . "\0" . $template . "\0" . $errorKey;
+        $now = \microtime(true);
+        if (isset($this->windows[$key])) {
+            if ($now - $this->windows[$key][0] < $this->window) {
+                $this->windows[$key][1]++;
+                $this->flushSoon();
+
+                return;
+            }
+            $this->summarise($key, $now);
+        }
+        if (\count($this->windows) >= self::MAX_KEYS) {
+            $this->flush(\INF);
+        }
+        $this->windows[$key] = [$now, 0, $level, $template, $context];
+        if ($errorKey !== '') {
+            if (isset($this->tracesLogged[$errorKey])) {
+                $context['exception_logged_before'] = true;
+            } elseif (\count($this->tracesLogged) < self::MAX_KEYS) {
+                $this->tracesLogged[$errorKey] = true;
+            }
+        }
+        $this->inner->log($level, $message, $context);
+    }
+
+    /** Writes the summary line of every window that ended before $now (all of them for INF). */
+    public function flush(float $now): void
+    {
+        foreach ($this->windows as $key => [$start]) {
+            if ($now - $start >= $this->window) {
+                $this->summarise($key, $now);
+            }
+        }
+    }
+
+    private function summarise(string $key, float $now): void
+    {
+        [$start, $suppressed, $level, $template, $context] = $this->windows[$key];
+        unset($this->windows[$key]);
+        if ($suppressed === 0) {
+            return;
+        }
+        unset($context['exception']);
+        $this->inner->log($level, $template . ' … repeated {bobbin_repeats} more time(s) in {bobbin_seconds} s', [
+            ...$context,
+            'bobbin_repeats' => \number_format($suppressed),
+            'bobbin_seconds' => \number_format(\min($now, $start + $this->window) - $start, 1),
+        ]);
+    }
+
+    /** A summary must not wait for the next record of its kind, which may never come. */
+    private function flushSoon(): void
+    {
+        if ($this->flusher !== null) {
+            return;
+        }
+        $this->flusher = Timer::every($this->window, function (): void {
+            $this->flush(\microtime(true));
+            if ($this->windows === [] && $this->flusher !== null) {
+                $this->flusher->cancel();
+                $this->flusher = null;
+            }
+        })->unreference();
+    }
+
+    private static function exceptionKey(\Throwable $error): string
+    {
+        return $error::class . "\0" . $error->getMessage() . "\0" . $error->getFile() . "\0" . $error->getLine();
+    }
+}
