@@ -29,6 +29,7 @@ final class BobbinServer implements Server
     /**
      * @param array<string, string> $env
      * @param list<string> $phpFlags PHP options before bin/bobbin ([] = as shipped)
+     * @param list<string> $serveOptions further options of `bin/bobbin serve`
      */
     public static function start(
         string $root,
@@ -39,10 +40,11 @@ final class BobbinServer implements Server
         array $env,
         string $readyPath,
         array $phpFlags = [],
+        array $serveOptions = [],
     ): self {
         $port = Shell::freePort();
         $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
-            '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning'];
+            '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning', ...$serveOptions];
         if ($cpus !== null) {
             $command = ['taskset', '-c', $cpus, ...$command];
         }
