@@ -153,34 +153,18 @@ final class RequestParser
         }
     }
 
-    /** @throws ProtocolException */
+    /**
+     * A complete head: the request line (parseRequestLine()), the field lines (here), then the
+     * framing they decide (frame()). The field loop stays in this method and hands frame() its
+     * findings as arguments: as a method of its own returning them (in an array or through
+     * properties) it cost 6 % more instructions per request under the JIT (callgrind).
+     *
+     * @throws ProtocolException
+     */
     private function parseHead(string $head, int $headBytes): RequestHead
     {
         $lineEnd = \strpos($head, "\r\n");
-        if (($lineEnd === false ? \strlen($head) : $lineEnd) > $this->maxRequestLineBytes) {
-            throw new ProtocolException(414, 'Request line too long');
-        }
-        if ($headBytes > $this->maxHeaderBytes) {
-            throw new ProtocolException(431, 'Request header section too large');
-        }
-        // Method, target and a supported version in one match on the head itself (no copy of the
-        // line); anything else goes to requestLineError() to find out what is wrong with it.
-        if (\preg_match(self::REQUEST_LINE, $head, $m) !== 1) {
-            throw self::requestLineError($lineEnd === false ? $head : \substr($head, 0, $lineEnd));
-        }
-        [, $method, $target, $version] = $m;
-        if ($target[0] !== '/') {
-            if ($target === '*') {
-                if ($method !== 'OPTIONS') {
-                    throw new ProtocolException(400, 'Asterisk-form target is only for OPTIONS');
-                }
-            } elseif ($method === 'CONNECT') {
-                throw new ProtocolException(501, 'CONNECT is not supported');
-            } elseif (\preg_match('#^[A-Za-z][A-Za-z0-9+.-]*://#', $target) !== 1) {
-                throw new ProtocolException(400, 'Malformed request target');
-            }
-        }
-
+        [$method, $target, $version] = $this->parseRequestLine($head, $lineEnd, $headBytes);
         $headers = [];
         $hostCount = 0;
         $host = $cookie = $expect = null;
@@ -192,9 +176,9 @@ final class RequestParser
                 throw new ProtocolException(431, 'Too many header fields');
             }
             // One pass of one compiled pattern validates and splits every field line: a name of
-            // tchars, a colon, a value without control characters. \G chains the matches, so
-            // they cover the whole section only if every line is well-formed — which the count
-            // of matches against the count of lines tells.
+            // tchars, a colon, a value without control characters. \G chains the matches, so they
+            // cover the whole section only if every line is well-formed — which the count of
+            // matches against the count of lines tells.
             if (\preg_match_all(self::FIELD_LINE, $head, $m, 0, $offset) !== $lines) {
                 self::fieldError($head, $offset);
             }
@@ -206,6 +190,7 @@ final class RequestParser
                     $value = \rtrim($value, " \t");
                 }
                 $headers[$name][] = $value;
+                // The fields that decide framing, and the two the request keeps apart.
                 switch (\strtolower($name)) {
                     case 'host':
                         $hostCount++;
@@ -229,6 +214,68 @@ final class RequestParser
                 }
             }
         }
+
+        return $this->frame($method, $target, $version, $headers, $host, $hostCount, $contentLengths, $transferEncodings, $connection, $expect, $cookie);
+    }
+
+    /**
+     * Method, target and version, in one match on the head itself (no copy of the line); anything
+     * else goes to requestLineError() to find out what is wrong with it.
+     *
+     * @param int|false $lineEnd where the request line's CRLF is, false when it is the whole head
+     * @return array{string, string, string}
+     * @throws ProtocolException
+     */
+    private function parseRequestLine(string $head, int|false $lineEnd, int $headBytes): array
+    {
+        if (($lineEnd === false ? \strlen($head) : $lineEnd) > $this->maxRequestLineBytes) {
+            throw new ProtocolException(414, 'Request line too long');
+        }
+        if ($headBytes > $this->maxHeaderBytes) {
+            throw new ProtocolException(431, 'Request header section too large');
+        }
+        if (\preg_match(self::REQUEST_LINE, $head, $m) !== 1) {
+            throw self::requestLineError($lineEnd === false ? $head : \substr($head, 0, $lineEnd));
+        }
+        [, $method, $target, $version] = $m;
+        if ($target[0] !== '/') {
+            if ($target === '*') {
+                if ($method !== 'OPTIONS') {
+                    throw new ProtocolException(400, 'Asterisk-form target is only for OPTIONS');
+                }
+            } elseif ($method === 'CONNECT') {
+                throw new ProtocolException(501, 'CONNECT is not supported');
+            } elseif (\preg_match('#^[A-Za-z][A-Za-z0-9+.-]*://#', $target) !== 1) {
+                throw new ProtocolException(400, 'Malformed request target');
+            }
+        }
+
+        return [$method, $target, $version];
+    }
+
+    /**
+     * What the fields decide (RFC 9112 §6, §9): Host, the body's framing, keep-alive and
+     * 100-continue.
+     *
+     * @param array<string, list<string>> $headers
+     * @param list<string> $contentLengths
+     * @param list<string> $transferEncodings
+     * @param list<string> $connection
+     * @throws ProtocolException
+     */
+    private function frame(
+        string $method,
+        string $target,
+        string $version,
+        array $headers,
+        ?string $host,
+        int $hostCount,
+        array $contentLengths,
+        array $transferEncodings,
+        array $connection,
+        ?string $expect,
+        ?string $cookie,
+    ): RequestHead {
 
         if ($hostCount > 1) {
             throw new ProtocolException(400, 'More than one Host header');
