@@ -105,7 +105,7 @@ final class ProcessTree
                 }
                 $first = \intdiv((int) \hexdec($from), self::PAGE_SIZE);
                 $count = \intdiv((int) \hexdec($to), self::PAGE_SIZE) - $first;
-                if (\fseek($pagemap, $first * 8) !== 0) {
+                if ($count < 1 || \fseek($pagemap, $first * 8) !== 0) {
                     continue; // [vsyscall] lies beyond what pagemap can seek to
                 }
                 $entries = \fread($pagemap, $count * 8);
@@ -125,7 +125,7 @@ final class ProcessTree
             return null; // frame numbers hidden (not root): every present page reads as frame 0
         }
 
-        return \count($frames) * self::PAGE_SIZE / 1024;
+        return \intdiv(\count($frames) * self::PAGE_SIZE, 1024);
     }
 
     public static function ticksPerSecond(): int

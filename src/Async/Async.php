@@ -149,6 +149,15 @@ final class Async
         EventLoop::cancel($id);
     }
 
+    /**
+     * Gives this process a loop of its own, of the driver BOBBIN_LOOP_DRIVER chooses: for a child
+     * process after fork(), which must not share its parent's driver (its watchers, its timers).
+     */
+    public static function startFreshLoop(): void
+    {
+        EventLoop::setDriver(Loop\DriverChoice::create());
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

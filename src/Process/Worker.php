@@ -4,13 +4,12 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
-use Bobbin\Async\Loop\DriverChoice;
+use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Psr\Log\LoggerInterface;
-use Revolt\EventLoop;
 
 /**
  * The life of one forked worker: load the application from disk, serve on the listening socket
@@ -40,7 +39,7 @@ final class Worker
     {
         $this->leaveTheMastersSignalSetup();
         // A fresh loop: the master never started one, but a driver must not be shared with it either.
-        EventLoop::setDriver(DriverChoice::create());
+        Async::startFreshLoop();
         \register_shutdown_function($this->reportFatalErrorAtBoot(...));
         OpcacheRefresh::invalidateChangedScripts();
 

@@ -27,8 +27,21 @@ final class FreshRequestProbe
     /** Probes for $seconds (plus the last probes' timeout); returns this probe. */
     public function run(float $seconds): self
     {
-        /** @var array<int, array{resource, float, string, bool}> $open socket, start, received, request sent */
-        $open = [];
+        // Probes in flight, by socket id: the socket, when it began, what it received, whether the request went out.
+        /** @var array<int, resource> $sockets */
+        $sockets = [];
+        /** @var array<int, float> $begun */
+        $begun = [];
+        /** @var array<int, string> $received */
+        $received = [];
+        /** @var array<int, bool> $sent */
+        $sent = [];
+        $finish = function (int $id, ?float $latency) use (&$sockets, &$begun, &$received, &$sent): void {
+            @\fclose($sockets[$id]);
+            unset($sockets[$id], $begun[$id], $received[$id], $sent[$id]);
+            $this->results[] = $latency;
+        };
+        $request = "GET {$this->path} HTTP/1.1\r\nHost: {$this->host}\r\nConnection: close\r\n\r\n";
         $started = \microtime(true);
         $next = $started;
         while (true) {
@@ -40,52 +53,49 @@ final class FreshRequestProbe
                     $this->results[] = null;
                 } else {
                     \stream_set_blocking($socket, false);
-                    $open[(int) $socket] = [$socket, $now, '', false];
+                    $id = (int) $socket;
+                    [$sockets[$id], $begun[$id], $received[$id], $sent[$id]] = [$socket, $now, '', false];
                 }
             }
-            if ($open === [] && $now >= $started + $seconds) {
+            if ($sockets === [] && $now >= $started + $seconds) {
                 break;
             }
             $read = $write = [];
-            foreach ($open as [$socket, $begun, , $sent]) {
-                if ($now - $begun > $this->timeout) {
-                    $this->finish($open, $socket, null);
-                    continue;
-                }
-                if ($sent) {
+            foreach ($sockets as $id => $socket) {
+                if ($now - $begun[$id] > $this->timeout) {
+                    $finish($id, null);
+                } elseif ($sent[$id]) {
                     $read[] = $socket;
                 } else {
                     $write[] = $socket;
                 }
             }
             $except = null;
-            $wait = \max(0.0, \min($next - $now, 0.05));
+            $wait = (int) (\max(0.0, \min($next - $now, 0.05)) * 1e6);
             if ($read === [] && $write === []) {
-                \usleep((int) ($wait * 1e6));
+                \usleep($wait);
                 continue;
             }
-            if (@\stream_select($read, $write, $except, 0, (int) ($wait * 1e6)) === false) {
+            if (@\stream_select($read, $write, $except, 0, $wait) === false) {
                 continue;
             }
             foreach ($write as $socket) {
-                $request = "GET {$this->path} HTTP/1.1\r\nHost: {$this->host}\r\nConnection: close\r\n\r\n";
                 if (@\fwrite($socket, $request) !== \strlen($request)) {
-                    $this->finish($open, $socket, null);
-                    continue;
+                    $finish((int) $socket, null);
+                } else {
+                    $sent[(int) $socket] = true;
                 }
-                $open[(int) $socket][3] = true;
             }
             foreach ($read as $socket) {
+                $id = (int) $socket;
                 $data = @\fread($socket, 8192);
                 if ($data === false || $data === '') {
-                    $this->finish($open, $socket, null);
+                    $finish($id, null);
                     continue;
                 }
-                $open[(int) $socket][2] .= $data;
-                $received = $open[(int) $socket][2];
-                if (\str_contains($received, "\r\n")) {
-                    $ok = \preg_match('~^HTTP/1\.[01] 200 ~', $received) === 1;
-                    $this->finish($open, $socket, $ok ? \microtime(true) - $open[(int) $socket][1] : null);
+                $received[$id] .= $data;
+                if (\str_contains($received[$id], "\r\n")) {
+                    $finish($id, \preg_match('~^HTTP/1\.[01] 200 ~', $received[$id]) === 1 ? \microtime(true) - $begun[$id] : null);
                 }
             }
         }
@@ -113,13 +123,5 @@ final class FreshRequestProbe
         \sort($sorted);
 
         return $sorted[(int) \min(\count($sorted) - 1, \ceil($p / 100 * \count($sorted)) - 1)];
-    }
-
-    /** @param array<int, array{resource, float, string, bool}> $open */
-    private function finish(array &$open, mixed $socket, ?float $latency): void
-    {
-        unset($open[(int) $socket]);
-        @\fclose($socket);
-        $this->results[] = $latency;
     }
 }
