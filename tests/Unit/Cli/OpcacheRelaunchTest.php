@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Tests\Unit\Process;
+namespace Bobbin\Tests\Unit\Cli;
 
 use Bobbin\Cli\OpcacheRelaunch;
 use PHPUnit\Framework\TestCase;
