@@ -85,7 +85,7 @@ final class ServeCommand
         }
         $handler = self::loadApplication($appFile);
 
-        $server = new Server($config, $handler, $logger);
+        $server = new Server($config, $handler, $logger, null, $appFile);
         try {
             $server->start();
         } catch (ServerStartException $error) {

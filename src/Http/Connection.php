@@ -10,6 +10,9 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
+use Bobbin\Http\Form\FormData;
+use Bobbin\Http\Form\MalformedBodyException;
+use Bobbin\Http\Form\MultipartParser;
 use Bobbin\Http\Message\ServerRequest;
 use Closure;
 use Psr\Http\Message\ResponseInterface;
@@ -54,6 +57,8 @@ final class Connection
     private ?RequestHead $head = null;
     /** The handled request's cancellation (RequestCancellation), while it is handled. */
     private ?CancellationSource $cancellation = null;
+    /** The handled request's decoded multipart form, whose temporary files go when it is done. */
+    private ?FormData $form = null;
     /** The loop watch that notices the client hanging up while its request is handled. */
     private ?string $hangUpWatch = null;
     /** @var Closure(): void */
@@ -70,6 +75,8 @@ final class Connection
         private $socket,
         private readonly array $serverParams,
         private readonly string $defaultAuthority,
+        /** The peer is one of --trusted-proxies: its X-Forwarded-For and -Proto count. */
+        private readonly bool $behindTrustedProxy = false,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
@@ -248,7 +255,10 @@ final class Connection
             $this->cancellation = $cancellation = new CancellationSource($this->watchForHangUp);
             try {
                 $request = $this->buildRequest($head, $body, $now, $cancellation);
-            } catch (\InvalidArgumentException) {
+            } catch (\InvalidArgumentException | MalformedBodyException $error) {
+                if ($config->accessLog) {
+                    $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->serverParams['REMOTE_ADDR'], 'reason' => $error->getMessage()]);
+                }
                 if ($this->writeAll($context->framer->errorResponse(400))) {
                     $this->lingerAndClose();
                 }
@@ -266,6 +276,10 @@ final class Connection
                 $response = null;
             }
             $this->cancellation = null;
+            if ($this->form !== null) {
+                $this->form->removeTemporaryFiles();
+                $this->form = null;
+            }
             if ($this->hangUpWatch !== null) {
                 Async::cancelWatch($this->hangUpWatch);
                 $this->hangUpWatch = null;
@@ -329,7 +343,11 @@ final class Connection
      * The application's view of the request. Nothing is parsed or copied here: the request keeps
      * the parser's parts and builds URI, query, cookies and body stream when first asked.
      *
+     * A multipart form is decoded here, its files written to temporary files that go when the
+     * request is done; a URL-encoded form is decoded by the request when first asked.
+     *
      * @throws \InvalidArgumentException for a target or Host that is no valid URI
+     * @throws MalformedBodyException for a multipart body that does not follow its format
      */
     private function buildRequest(RequestHead $head, string $body, float $now, CancellationSource $cancellation): ServerRequest
     {
@@ -339,6 +357,14 @@ final class Connection
         $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
         $params['REQUEST_TIME'] = (int) $now;
         $params['REQUEST_TIME_FLOAT'] = $now;
+        $scheme = 'http';
+        if ($this->behindTrustedProxy) {
+            [$params['REMOTE_ADDR'], $scheme] = $this->forwardedClient($head, (string) $params['REMOTE_ADDR']);
+        }
+        $form = null;
+        if ($head->method === 'POST' && $head->contentType !== null && ($boundary = MultipartParser::boundaryOf($head->contentType)) !== null) {
+            $form = $this->form = $this->context->formDecoder->decodeMultipart($body, $boundary);
+        }
 
         return ServerRequest::fromParsed(
             method: $head->method,
@@ -351,7 +377,34 @@ final class Connection
             serverParams: $params,
             cookie: $head->cookie,
             attributes: [RequestCancellation::ATTRIBUTE => $cancellation],
+            scheme: $scheme,
+            contentType: $head->contentType,
+            parsedBody: $form?->fields,
+            uploadedFiles: $form === null ? [] : $form->files,
         );
+    }
+
+    /**
+     * The client and scheme a trusted proxy forwards (X-Forwarded-For, X-Forwarded-Proto).
+     *
+     * @return array{string, string} the client's address and "http" or "https"
+     */
+    private function forwardedClient(RequestHead $head, string $peer): array
+    {
+        $forwardedFor = $proto = null;
+        foreach ($head->headers as $name => $values) {
+            $lower = \strtolower($name);
+            if ($lower === 'x-forwarded-for') {
+                $forwardedFor = \implode(',', $values);
+            } elseif ($lower === 'x-forwarded-proto') {
+                $proto = $values;
+            }
+        }
+        $client = $forwardedFor === null ? $peer : $this->context->trustedProxies->clientAddress($peer, $forwardedFor);
+        // The value the nearest proxy added is the last one.
+        $last = $proto === null ? '' : \strtolower(\trim((string) \strrchr(',' . \implode(',', $proto), ','), ", \t"));
+
+        return [$client, $last === 'https' ? 'https' : 'http'];
     }
 
     /**

@@ -12,7 +12,8 @@ use Psr\Log\LoggerInterface;
  * Keeps a log readable, and a disk from filling, through an outage: the first record of a kind
  * goes through; the same record again within $window seconds is only counted, and one line
  * "… repeated N times in S s" follows when the window ends. Records are the same when their
- * level, message template (before interpolation) and exception (class, message, file, line) are.
+ * level and message template are, and their exception (class, message, file, line) — so one
+ * failure under many requests is one record — or, without an exception, their context values.
  *
  * The stack trace of an exception is written once per distinct exception for the life of the
  * process; later records of it carry one line per exception of the chain.
@@ -52,7 +53,9 @@ final class RateLimitedLogger extends AbstractLogger
         $template = (string) $message;
         $exception = $context['exception'] ?? null;
         $errorKey = $exception instanceof \Throwable ? self::exceptionKey($exception) : '';
-        $key = $level . "\0" . $template . "\0" . $errorKey;
+        // With an exception, its identity tells repeats apart (the same failure under many
+        // requests is one); without one, the whole message does.
+        $key = $level . "\0" . $template . "\0" . ($errorKey !== '' ? $errorKey : \serialize(self::scalars($context)));
         $now = \microtime(true);
         if (isset($this->windows[$key])) {
             if ($now - $this->windows[$key][0] < $this->window) {
@@ -115,6 +118,22 @@ final class RateLimitedLogger extends AbstractLogger
                 $this->flusher = null;
             }
         })->unreference();
+    }
+
+    /**
+     * @param array<string, mixed> $context
+     * @return array<string, string>
+     */
+    private static function scalars(array $context): array
+    {
+        $values = [];
+        foreach ($context as $key => $value) {
+            if ($value === null || \is_scalar($value) || $value instanceof \Stringable) {
+                $values[$key] = (string) $value;
+            }
+        }
+
+        return $values;
     }
 
     private static function exceptionKey(\Throwable $error): string

@@ -21,6 +21,7 @@ final readonly class RequestHead
         public bool $keepAlive,
         public bool $expectsContinue,
         public ?string $cookie,
+        public ?string $contentType = null,
     ) {
     }
 

@@ -167,7 +167,7 @@ final class RequestParser
         [$method, $target, $version] = $this->parseRequestLine($head, $lineEnd, $headBytes);
         $headers = [];
         $hostCount = 0;
-        $host = $cookie = $expect = null;
+        $host = $cookie = $expect = $contentType = null;
         $contentLengths = $transferEncodings = $connection = [];
         if ($lineEnd !== false) {
             $offset = $lineEnd + 2;
@@ -211,11 +211,14 @@ final class RequestParser
                     case 'cookie':
                         $cookie = $cookie === null ? $value : $cookie . '; ' . $value;
                         break;
+                    case 'content-type':
+                        $contentType = $value;
+                        break;
                 }
             }
         }
 
-        return $this->frame($method, $target, $version, $headers, $host, $hostCount, $contentLengths, $transferEncodings, $connection, $expect, $cookie);
+        return $this->frame($method, $target, $version, $headers, $host, $hostCount, $contentLengths, $transferEncodings, $connection, $expect, $cookie, $contentType);
     }
 
     /**
@@ -275,6 +278,7 @@ final class RequestParser
         array $connection,
         ?string $expect,
         ?string $cookie,
+        ?string $contentType,
     ): RequestHead {
 
         if ($hostCount > 1) {
@@ -360,7 +364,7 @@ final class RequestParser
             $expectsContinue = $version === '1.1';
         }
 
-        return new RequestHead($method, $target, $version, $headers, $host, $contentLength, $chunked, $keepAlive, $expectsContinue, $cookie);
+        return new RequestHead($method, $target, $version, $headers, $host, $contentLength, $chunked, $keepAlive, $expectsContinue, $cookie, $contentType);
     }
 
     /** Why a request line did not match REQUEST_LINE: an unsupported version (505) or a malformed line. */

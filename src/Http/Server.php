@@ -37,6 +37,8 @@ final class Server
     private const PRELOAD = [
         Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class,
         ProtocolException::class, WriteFailedException::class, InvalidResponseException::class, HttpDate::class,
+        Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
+        Message\UploadedFile::class, Message\ServerParams::class,
         ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class,
         Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
         Message\HeaderRules::class, Message\Uri::class,
@@ -66,17 +68,20 @@ final class Server
     /**
      * @param resource|null $listener an already bound, listening server socket (from listen());
      *                                null makes start() bind $config->listen itself
+     * @param string $scriptFilename the application file, for SCRIPT_FILENAME and its kin in
+     *                               the server parameters ('' for none)
      */
     public function __construct(
         public readonly ServerConfig $config,
         RequestHandlerInterface $handler,
         private readonly LoggerInterface $logger,
         $listener = null,
+        string $scriptFilename = '',
     ) {
         $this->listener = $listener;
         $this->ownsListener = $listener === null;
         $this->stopped = new DeferredFuture();
-        $this->context = new ServerContext($config, $handler, $logger);
+        $this->context = new ServerContext($config, $handler, $logger, $scriptFilename);
         $this->connections = new OpenConnections($config, $logger, $this->wakeAcceptLoop(...));
         $this->budget = new RequestBudget();
     }
@@ -382,13 +387,15 @@ final class Server
         }
         $params = [
             'REMOTE_ADDR' => $remoteAddress,
-            'REMOTE_PORT' => $remotePort,
+            'REMOTE_PORT' => (string) $remotePort,
             'SERVER_ADDR' => $this->localHost,
-            'SERVER_PORT' => $this->localPort,
+            'SERVER_PORT' => (string) $this->localPort,
             'SERVER_SOFTWARE' => $this->config->serverHeader,
+            ...$this->context->scriptParams,
         ];
         $authority = $this->localPort === 0 ? 'localhost' : $this->address;
-        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $params, $authority);
+        $behindProxy = $remoteAddress !== '' && $this->context->trustedProxies->contains($remoteAddress);
+        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $params, $authority, $behindProxy);
         $this->connections->add($connection);
         Async::run($connection->run(...))->ignore();
     }

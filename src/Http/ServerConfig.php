@@ -35,6 +35,7 @@ final readonly class ServerConfig
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
         'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
+        'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
     ];
 
     public function __construct(
@@ -56,6 +57,7 @@ final readonly class ServerConfig
         public float $drainTimeout = 10.0,
         public bool $accessLog = false,
         public string $serverHeader = 'Bobbin',
+        public string $trustedProxies = '',
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
@@ -82,6 +84,7 @@ final readonly class ServerConfig
         if ($maxRequestLineBytes > $maxHeaderBytes) {
             throw new InvalidConfigException('--max-request-line-bytes must not exceed --max-header-bytes');
         }
+        TrustedProxies::fromList($trustedProxies);
         if (\strpbrk($serverHeader, "\r\n\0") !== false) {
             throw new InvalidConfigException('--server-header must be a single line');
         }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Http\Form\FormDecoder;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
 
@@ -18,13 +19,32 @@ final readonly class ServerContext
     /** `Server: …\r\n`, or empty when --server-header is empty. */
     public string $serverHeaderLine;
     public ResponseFramer $framer;
+    public TrustedProxies $trustedProxies;
+    public FormDecoder $formDecoder;
+    /**
+     * The server parameters of the application file, as PHP-FPM has them for a front
+     * controller: SCRIPT_FILENAME, SCRIPT_NAME, PHP_SELF, DOCUMENT_ROOT (none without one).
+     *
+     * @var array<string, string>
+     */
+    public array $scriptParams;
 
     public function __construct(
         public ServerConfig $config,
         public RequestHandlerInterface $handler,
         public LoggerInterface $logger,
+        string $scriptFilename = '',
     ) {
         $this->serverHeaderLine = $config->serverHeader === '' ? '' : 'Server: ' . $config->serverHeader . "\r\n";
         $this->framer = new ResponseFramer($this->serverHeaderLine);
+        $this->trustedProxies = TrustedProxies::fromList($config->trustedProxies);
+        $this->formDecoder = FormDecoder::fromIni();
+        $script = $scriptFilename === '' ? false : \realpath($scriptFilename);
+        $this->scriptParams = $script === false ? [] : [
+            'SCRIPT_FILENAME' => $script,
+            'SCRIPT_NAME' => '/' . \basename($script),
+            'PHP_SELF' => '/' . \basename($script),
+            'DOCUMENT_ROOT' => \dirname($script),
+        ];
     }
 }

@@ -50,7 +50,7 @@ final class Worker
 
             return 1;
         }
-        $server = new Server($this->config->server, $handler, $this->logger, $this->listener);
+        $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
         try {
             $server->start();

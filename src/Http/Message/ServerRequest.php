@@ -48,6 +48,16 @@ final class ServerRequest implements ServerRequestInterface
     private array|object|null $parsedBody = null;
     /** @var array<string, mixed> */
     private array $attributes = [];
+    /**
+     * fromParsed(): the header fields as received, until the first getServerParams() completes
+     * the server parameters from them (ServerParams::complete()); null once done or for create().
+     *
+     * @var array<string, list<string>>|null
+     */
+    private ?array $serverParamHeaders = null;
+    private string $uriScheme = 'http';
+    /** fromParsed(): the Content-Type of a POST whose form body getParsedBody() decodes when first asked. */
+    private ?string $formContentType = null;
 
     /**
      * The authority last found valid. A keep-alive client, and usually every client, sends the
@@ -77,6 +87,9 @@ final class ServerRequest implements ServerRequestInterface
      * @param array<string, mixed> $serverParams
      * @param ?string $cookie the Cookie header(s), joined with "; "
      * @param array<string, mixed> $attributes
+     * @param string $scheme "https" when a trusted proxy says the client used TLS
+     * @param array<array-key, mixed>|null $parsedBody a decoded multipart form (null: decoded on demand)
+     * @param array<array-key, mixed> $uploadedFiles the form's files, as PSR-7 nests them
      * @throws \InvalidArgumentException when target and authority make no valid URI
      */
     public static function fromParsed(
@@ -90,9 +103,22 @@ final class ServerRequest implements ServerRequestInterface
         array $serverParams = [],
         ?string $cookie = null,
         array $attributes = [],
+        string $scheme = 'http',
+        ?string $contentType = null,
+        ?array $parsedBody = null,
+        array $uploadedFiles = [],
     ): self {
         $request = new self();
         $request->attributes = $attributes;
+        $request->serverParamHeaders = $headers;
+        $request->uriScheme = $scheme;
+        if ($parsedBody !== null) {
+            $request->parsedBody = $parsedBody;
+            $request->uploadedFiles = $uploadedFiles;
+        } elseif ($method === 'POST' && $contentType !== null) {
+            // As PHP fills $_POST: for POST, and only for the two form types.
+            $request->formContentType = $contentType;
+        }
         $request->method = $method;
         $request->requestTarget = $target;
         $request->querySource = $target;
@@ -186,7 +212,7 @@ final class ServerRequest implements ServerRequestInterface
     /** Built on the first call from what fromParsed() checked already, so it cannot fail. */
     public function getUri(): UriInterface
     {
-        return $this->uri ??= Uri::fromRequest($this->uriAuthority, $this->uriTarget);
+        return $this->uri ??= Uri::fromRequest($this->uriAuthority, $this->uriTarget, $this->uriScheme);
     }
 
     /**
@@ -210,6 +236,17 @@ final class ServerRequest implements ServerRequestInterface
     /** @return array<array-key, mixed> */
     public function getServerParams(): array
     {
+        if ($this->serverParamHeaders !== null) {
+            $this->serverParams = ServerParams::complete(
+                $this->serverParams,
+                $this->serverParamHeaders,
+                (string) ($this->serverParams['REQUEST_URI'] ?? $this->getRequestTarget()),
+                $this->uriScheme,
+                \strlen($this->content),
+            );
+            $this->serverParamHeaders = null;
+        }
+
         return $this->serverParams;
     }
 
@@ -265,6 +302,16 @@ final class ServerRequest implements ServerRequestInterface
     /** @return array<array-key, mixed>|object|null */
     public function getParsedBody()
     {
+        if ($this->formContentType !== null) {
+            $type = \strtolower(\trim(\explode(';', $this->formContentType, 2)[0]));
+            $this->formContentType = null;
+            if ($type === 'application/x-www-form-urlencoded') {
+                $fields = [];
+                @\parse_str($this->body === null ? $this->content : (string) $this->body, $fields);
+                $this->parsedBody = $fields;
+            }
+        }
+
         return $this->parsedBody;
     }
 
@@ -279,6 +326,7 @@ final class ServerRequest implements ServerRequestInterface
         }
         $new = clone $this;
         $new->parsedBody = $data;
+        $new->formContentType = null;
 
         return $new;
     }
@@ -366,18 +414,33 @@ final class ServerRequest implements ServerRequestInterface
      *
      * @return array<string, string>
      */
+    /**
+     * The Cookie header as PHP fills $_COOKIE: pairs split at ";", leading blanks of a name
+     * dropped, values percent-decoded but otherwise kept as sent (quotes and blanks too), a pair
+     * without "=" an empty value, the first of two pairs of one name kept ("a[]" appends), names with
+     * brackets nested and "." or " " in names turned into "_" by PHP's own parse_str().
+     *
+     * @return array<array-key, mixed>
+     */
     private static function parseCookies(string $header): array
     {
-        $cookies = [];
+        $pairs = [];
+        $seen = [];
         foreach (\explode(';', $header) as $pair) {
             $equals = \strpos($pair, '=');
-            if ($equals === false) {
+            $name = \ltrim($equals === false ? $pair : \substr($pair, 0, $equals), " \t");
+            if ($name === '' || isset($seen[$name])) {
                 continue;
             }
-            $name = \trim(\substr($pair, 0, $equals), " \t");
-            if ($name !== '' && !isset($cookies[$name])) {
-                $cookies[$name] = \urldecode(\trim(\trim(\substr($pair, $equals + 1), " \t"), '"'));
+            if (!\str_ends_with($name, '[]')) {
+                $seen[$name] = true; // "a[]" appends, as PHP's does
             }
+            $value = $equals === false ? '' : \rawurldecode(\substr($pair, $equals + 1));
+            $pairs[] = \rawurlencode(\rawurldecode($name)) . '=' . \rawurlencode($value);
+        }
+        $cookies = [];
+        if ($pairs !== []) {
+            @\parse_str(\implode('&', $pairs), $cookies);
         }
 
         return $cookies;

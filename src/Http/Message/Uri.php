@@ -96,10 +96,10 @@ final class Uri implements UriInterface
      * $authority must have passed assertRequestAuthority() (the server's parser and
      * ServerRequest::fromParsed() see to that): otherwise reading host or port throws.
      */
-    public static function fromRequest(string $authority, string $target): self
+    public static function fromRequest(string $authority, string $target, string $scheme = 'http'): self
     {
         $uri = new self();
-        $uri->scheme = 'http';
+        $uri->scheme = $scheme;
         $uri->pendingAuthority = $authority;
         $uri->pendingTarget = $target;
 

@@ -11,6 +11,7 @@ declare(strict_types=1);
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
  *   /status?code=N   an empty response with that status
+ *   /upload-paths    JSON of the temporary files of the request's uploads (they must be gone after it)
  *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
  *                    server must refuse: crlf-name, crlf-value, nul-value
  *   anything else    "Hello, World!"
@@ -52,6 +53,16 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), false));
         case '/big':
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), true));
+        case '/upload-paths':
+            $paths = [];
+            $files = $request->getUploadedFiles();
+            \array_walk_recursive($files, static function ($file) use (&$paths): void {
+                if ($file instanceof \Bobbin\Http\Message\UploadedFile) {
+                    $paths[] = $file->temporaryPath();
+                }
+            });
+
+            return new Response(200, ['Content-Type' => 'application/json'], \json_encode(['paths' => $paths, 'exist' => \array_map('is_file', $paths)], \JSON_THROW_ON_ERROR));
         case '/bad-header':
             return new UncheckedResponse(200, match ($query['kind'] ?? '') {
                 'crlf-name' => ["X-A\r\nSet-Cookie: evil=1\r\nX-B" => ['b']],

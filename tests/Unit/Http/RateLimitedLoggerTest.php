@@ -60,8 +60,10 @@ final class RateLimitedLoggerTest extends TestCase
         $logger->warning('one');
         $logger->warning('two');
         $logger->error('one');
+        $logger->error('refused {header}', ['header' => 'X-A']);
+        $logger->error('refused {header}', ['header' => 'X-B']);
 
-        self::assertSame(3, \substr_count($this->written(), "\n"));
+        self::assertSame(5, \substr_count($this->written(), "\n"));
     }
 
     public function testTheFirstRecordAfterTheWindowGoesOutAgainAfterTheSummary(): void

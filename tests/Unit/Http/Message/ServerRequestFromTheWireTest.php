@@ -121,11 +121,14 @@ final class ServerRequestFromTheWireTest extends TestCase
         self::assertSame([], self::request('/no-query')->getQueryParams());
     }
 
-    public function testCookiesAreParsedFromTheCookieHeader(): void
+    public function testCookiesAreParsedFromTheCookieHeaderAsPhpFillsCookie(): void
     {
-        $request = self::request(cookie: 'sid=abc; theme="dark"; name=J%C3%BCrgen; sid=second; flag; =nameless');
+        $request = self::request(cookie: 'sid=abc; theme="dark"; name=J%C3%BCrgen; sid=second; flag; =nameless; list[]=1; list[]=2; a.b=dot; sp= x ');
 
-        self::assertSame(['sid' => 'abc', 'theme' => 'dark', 'name' => 'Jürgen'], $request->getCookieParams());
+        self::assertSame(
+            ['sid' => 'abc', 'theme' => '"dark"', 'name' => 'Jürgen', 'flag' => '', 'list' => ['1', '2'], 'a_b' => 'dot', 'sp' => ' x '],
+            $request->getCookieParams(),
+        );
         self::assertSame([], self::request()->getCookieParams());
     }
 
@@ -146,10 +149,35 @@ final class ServerRequestFromTheWireTest extends TestCase
 
         self::assertSame('PATCH', $request->getMethod());
         self::assertSame('1.0', $request->getProtocolVersion());
-        self::assertSame(['REMOTE_ADDR' => '10.0.0.1'], $request->getServerParams());
+        self::assertSame('10.0.0.1', $request->getServerParams()['REMOTE_ADDR']);
+        self::assertSame('CGI/1.1', $request->getServerParams()['GATEWAY_INTERFACE'], 'completed as PHP-FPM fills $_SERVER');
         self::assertSame([], $request->getAttributes());
         self::assertSame([], $request->getUploadedFiles());
         self::assertNull($request->getParsedBody());
+    }
+
+    public function testAUrlEncodedPostBodyIsParsedAsPhpFillsPost(): void
+    {
+        $request = ServerRequest::fromParsed('POST', '/', '1.1', ['Host' => ['a']], 'a', 'a', 'x=1&list[]=a&list[]=b&n[k]=v', [], null, contentType: 'application/x-www-form-urlencoded; charset=UTF-8');
+
+        self::assertSame(['x' => '1', 'list' => ['a', 'b'], 'n' => ['k' => 'v']], $request->getParsedBody());
+        self::assertSame(['y' => '2'], $request->withParsedBody(['y' => '2'])->getParsedBody());
+    }
+
+    public function testOnlyAPostWithAFormTypeHasAParsedBody(): void
+    {
+        $put = ServerRequest::fromParsed('PUT', '/', '1.1', ['Host' => ['a']], 'a', 'a', 'x=1', [], null, contentType: 'application/x-www-form-urlencoded');
+        $json = ServerRequest::fromParsed('POST', '/', '1.1', ['Host' => ['a']], 'a', 'a', '{"x":1}', [], null, contentType: 'application/json');
+
+        self::assertNull($put->getParsedBody());
+        self::assertNull($json->getParsedBody());
+    }
+
+    public function testAnHttpsSchemeFromATrustedProxyReachesTheUri(): void
+    {
+        $request = ServerRequest::fromParsed('GET', '/x', '1.1', ['Host' => ['example.test']], 'example.test', 'a', scheme: 'https');
+
+        self::assertSame('https://example.test/x', (string) $request->getUri());
     }
 
     public function testNothingIsBuiltBeforeItIsAskedFor(): void
