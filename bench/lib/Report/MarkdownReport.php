@@ -115,9 +115,10 @@ final class MarkdownReport
         $sources = [
             ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
+            ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
         ];
         $md = [
-            '## Client-side benchmarks with their own commands',
+            '## Benchmarks with their own commands',
             '',
             'These are not run by `bench/run`: each command below starts what it needs and compares like with like within its own run. The figures are copied from the document named, at the time this report was generated.',
             '',
