@@ -158,6 +158,17 @@ final class Async
         EventLoop::setDriver(Loop\DriverChoice::create());
     }
 
+    /**
+     * The fiber running now (null in {main}), for diagnostics only: a crash report asks it
+     * isTerminated() to tell which task's code ended the process. Never suspend or resume it.
+     *
+     * @return \Fiber<mixed, mixed, mixed, mixed>|null
+     */
+    public static function currentFiber(): ?\Fiber
+    {
+        return \Fiber::getCurrent();
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

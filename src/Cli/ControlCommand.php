@@ -58,8 +58,8 @@ final class ControlCommand
     private function reload(int $pid, string $pidFile): int
     {
         if (StatusFile::read(MasterConfig::statusFileOf($pidFile)) === null) {
-            // A single process (--workers=1) has no reload: SIGHUP would simply end it.
-            throw new StartupException(\sprintf('process %d is no master (no %s): reload needs --workers above 1', $pid, MasterConfig::statusFileOf($pidFile)));
+            // A single process (--single-process) has no reload: SIGHUP would simply end it.
+            throw new StartupException(\sprintf('process %d is no master (no %s): it runs with --single-process, which has no reload', $pid, MasterConfig::statusFileOf($pidFile)));
         }
         \posix_kill($pid, \SIGHUP);
         \fwrite($this->stdout, \sprintf("Reload requested from master %d (it logs when the new workers serve)\n", $pid));

@@ -11,6 +11,7 @@ use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Process\AbruptEndReport;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Process\ByteSize;
@@ -31,7 +32,9 @@ final class ServeCommand
 {
     /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
     private const OWN_OPTIONS = [
-        'workers' => ['int', 'the number of cores', 'worker processes; above 1 a master process supervises them (1: a single process, no master)'],
+        'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
+        'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
+        'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
         'max-requests' => ['int', '0', 'a worker is replaced after about this many requests (±10 % per worker; 0: never; starts a master)'],
         'max-memory' => ['string', '0', 'a worker is replaced once its PHP heap exceeds this many bytes, e.g. 128M (0: never; starts a master)'],
         'pid-file' => ['string', '', 'write the (master) process id here while running; the master adds PID_FILE.status.json'],
@@ -61,7 +64,8 @@ final class ServeCommand
             return ExitCode::Ok->value;
         }
         $options = self::mergeOptions($cliOptions, \getenv());
-        $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : CpuCount::detect();
+        $singleProcess = self::flag('single-process', $options['single-process'] ?? false);
+        $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : ($singleProcess ? 1 : CpuCount::detect());
         $maxRequests = self::wholeNumber('max-requests', $options['max-requests'] ?? 0, 0);
         try {
             $maxMemory = \is_int($options['max-memory'] ?? null) ? $options['max-memory'] : ByteSize::parse((string) ($options['max-memory'] ?? '0'));
@@ -70,7 +74,12 @@ final class ServeCommand
         }
         $pidFile = (string) ($options['pid-file'] ?? '');
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
-        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'], $options['max-memory'], $options['opcache']);
+        $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
+        if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
+            throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
+        }
+        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'],
+            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit']);
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
@@ -80,12 +89,21 @@ final class ServeCommand
         if ($appFile === null) {
             throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
         }
-        if ($workers > 1 || $maxRequests > 0 || $maxMemory > 0) {
+        \ini_set('memory_limit', $memoryLimit);
+        if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0)) {
+            throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests or --max-memory');
+        }
+        if (!$singleProcess) {
             return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory)), $logger);
         }
         $handler = self::loadApplication($appFile);
 
         $server = new Server($config, $handler, $logger, null, $appFile);
+        AbruptEndReport::register($server);
+        if ($pidFile !== '') {
+            // Even when application code ends the process, the pid file must not outlive it.
+            \register_shutdown_function(static fn () => @\unlink($pidFile));
+        }
         try {
             $server->start();
         } catch (ServerStartException $error) {
@@ -132,7 +150,7 @@ final class ServeCommand
             throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $config->appFile));
         }
         if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
-            throw new UsageException('more than one worker needs the pcntl and posix extensions; use --workers=1');
+            throw new UsageException('a master process needs the pcntl and posix extensions; use --single-process');
         }
         try {
             (new Master($config, $logger))->run();
@@ -144,6 +162,17 @@ final class ServeCommand
         }
 
         return ExitCode::Ok->value;
+    }
+
+    /** @throws UsageException */
+    private static function flag(string $name, mixed $value): bool
+    {
+        $flag = \is_bool($value) ? $value : \filter_var($value, \FILTER_VALIDATE_BOOL, \FILTER_NULL_ON_FAILURE);
+        if ($flag === null) {
+            throw new UsageException(\sprintf('--%s expects a boolean (1/0, true/false, on/off)', $name));
+        }
+
+        return $flag;
     }
 
     /** @throws UsageException */

@@ -63,6 +63,12 @@ final class Connection
     private ?string $hangUpWatch = null;
     /** @var Closure(): void */
     private readonly Closure $watchForHangUp;
+    /**
+     * The connection's fiber, for a crash report (endAbruptly()).
+     *
+     * @var \Fiber<mixed, mixed, mixed, mixed>|null
+     */
+    private ?\Fiber $fiber = null;
 
     /**
      * @param resource $socket non-blocking, read buffering off
@@ -94,6 +100,7 @@ final class Connection
     /** The connection's fiber: serves requests until the client or the server ends it. */
     public function run(): void
     {
+        $this->fiber = Async::currentFiber();
         try {
             $this->serve();
         } catch (StreamClosedException) {
@@ -163,6 +170,25 @@ final class Connection
             @\fwrite($this->socket, $this->context->framer->errorResponse(408));
         }
         $this->close();
+    }
+
+    /**
+     * For the process's shutdown: when a request of this connection was in the application's
+     * hands, answers it (500 if its own code ended the process — its fiber is the one that
+     * terminated without finishing — else 503) and describes it for the log; null otherwise.
+     */
+    public function endAbruptly(): ?string
+    {
+        $head = $this->head;
+        if ($this->closed || $head === null || $this->phase !== ConnectionPhase::Handling) {
+            return null;
+        }
+        $culprit = $this->fiber !== null && $this->fiber->isTerminated();
+        @\fwrite($this->socket, $this->context->framer->errorResponse($culprit ? 500 : 503));
+        @\fclose($this->socket);
+        $this->closed = true;
+
+        return \sprintf('%s %s%s', $head->method, $head->target, $culprit ? ' (its code ended the process)' : '');
     }
 
     /** Closes the socket now; a fiber waiting on it wakes with StreamClosedException. */
@@ -265,9 +291,11 @@ final class Connection
 
                 return;
             }
+            $failure = null;
             try {
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
+                $failure = $error;
                 if (!$this->closed) {
                     $context->logger->error('The application failed on {method} {target}: {error}', [
                         'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
@@ -292,7 +320,7 @@ final class Connection
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
             [$status, $written, $keepAlive] = $response === null
-                ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive)), $keepAlive] // the framing is intact: the connection goes on
+                ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null)), $keepAlive] // the framing is intact: the connection goes on
                 : $this->respond($response, $head, $keepAlive);
             if ($config->accessLog) {
                 $context->logger->info('{remote} "{method} {target} HTTP/{version}" {status} {ms}ms', [

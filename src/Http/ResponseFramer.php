@@ -134,10 +134,14 @@ final class ResponseFramer
      * The complete bytes of the server's own plain-text error response (a rejected request, a
      * failed or timed-out handler).
      */
-    public function errorResponse(int $status, bool $keepAlive = false): string
+    public function errorResponse(int $status, bool $keepAlive = false, ?\Throwable $shown = null): string
     {
         $reason = StatusReason::for($status);
         $body = $status . ' ' . $reason . "\n";
+        for ($error = $shown; $error !== null; $error = $error->getPrevious()) {
+            // --debug-errors: what the log says, for a developer's browser.
+            $body .= \sprintf("\n%s%s: %s in %s:%d\n%s\n", $error === $shown ? '' : 'caused by ', $error::class, $error->getMessage(), $error->getFile(), $error->getLine(), $error->getTraceAsString());
+        }
 
         return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
             . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)

@@ -278,6 +278,36 @@ final class Server
         $this->budget->limitTo($requests, $onReached);
     }
 
+    /**
+     * For a shutdown function of the process serving: when the process ends while requests are
+     * in the application's hands (exit() or die in a handler, a fatal error such as an exhausted
+     * memory_limit), the log names them and their clients get an answer (500 for the request
+     * whose code ended the process, 503 for the others) instead of a connection that just drops.
+     * After a normal stop there are none, and nothing is logged.
+     */
+    public function reportAbruptEnd(): void
+    {
+        $requests = [];
+        foreach ($this->connections->all() as $connection) {
+            $described = $connection->endAbruptly();
+            if ($described !== null) {
+                $requests[] = $described;
+            }
+        }
+        if ($requests === []) {
+            return;
+        }
+        $error = \error_get_last();
+        $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR)) !== 0;
+        $this->logger->critical('The process ended while handling {count} request(s): {requests}; {cause}', [
+            'count' => \count($requests),
+            'requests' => \implode(', ', $requests),
+            'cause' => $fatal
+                ? \sprintf('fatal error: %s in %s:%d', $error['message'], $error['file'], $error['line'])
+                : 'exit() or die was called',
+        ]);
+    }
+
     /** The server's accepting fiber: waits for pending connections, making room at the limit. */
     private function acceptLoop(): void
     {

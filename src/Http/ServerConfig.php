@@ -35,6 +35,7 @@ final readonly class ServerConfig
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
         'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
+        'debug-errors' => ['debugErrors', 'bool', false, 'a 500 from an exception shows its chain and stack traces to the client (development only; by default a 500 says nothing but its status)'],
         'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
     ];
 
@@ -58,6 +59,7 @@ final readonly class ServerConfig
         public bool $accessLog = false,
         public string $serverHeader = 'Bobbin',
         public string $trustedProxies = '',
+        public bool $debugErrors = false,
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,

@@ -52,6 +52,7 @@ final class Worker
         }
         $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
+        AbruptEndReport::register($server);
         try {
             $server->start();
         } catch (ServerStartException $error) {

@@ -54,6 +54,22 @@ final class RobustnessTest extends TestCase
         self::assertServerStillServes();
     }
 
+    public function testWithDebugErrorsA500ShowsTheExceptionToTheClient(): void
+    {
+        $server = ServerProcess::start(['--workers=1', '--debug-errors']);
+        try {
+            $client = new RawClient($server->address);
+            $client->send("GET /throw HTTP/1.1\r\nHost: a\r\n\r\n");
+            $response = $client->readResponse();
+        } finally {
+            $server->stop();
+        }
+
+        self::assertSame(500, $response['status'] ?? null);
+        self::assertStringContainsString('RuntimeException: secret detail that must not reach the client in ', $response['body']);
+        self::assertStringContainsString('#0 ', $response['body']);
+    }
+
     public function testAHandlerPastTheRequestTimeoutGets503WhileOthersAreServed(): void
     {
         $slow = self::client();

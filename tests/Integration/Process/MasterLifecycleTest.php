@@ -112,7 +112,7 @@ final class MasterLifecycleTest extends TestCase
     {
         $pidFile = \sys_get_temp_dir() . '/bobbin-process-test-single-' . \getmypid() . '.pid';
         $process = \proc_open(
-            [\PHP_BINARY, MasterProcess::root() . '/bin/bobbin', 'serve', self::APP, '--listen=127.0.0.1:0', '--workers=1', '--pid-file=' . $pidFile],
+            [\PHP_BINARY, MasterProcess::root() . '/bin/bobbin', 'serve', self::APP, '--listen=127.0.0.1:0', '--single-process', '--pid-file=' . $pidFile],
             [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
             $pipes,
         );
@@ -126,7 +126,7 @@ final class MasterLifecycleTest extends TestCase
             [$code, , $err] = ServerProcess::runToCompletion(['reload', '--pid-file=' . $pidFile], [], 20.0);
 
             self::assertSame(1, $code);
-            self::assertStringContainsString('reload needs --workers above 1', $err);
+            self::assertStringContainsString('it runs with --single-process, which has no reload', $err);
             self::assertTrue(\proc_get_status($process)['running']);
             [$code] = ServerProcess::runToCompletion(['stop', '--pid-file=' . $pidFile], [], 20.0);
             self::assertSame(0, $code);

@@ -8,6 +8,8 @@ declare(strict_types=1);
  *   /slow?ms=N     answers after N ms (a fiber wait)
  *   /grow?mb=N     keeps N more MiB alive in the worker (for --max-memory)
  *   /exit          the worker exits with code 3 right after answering
+ *   /exit-now      exit(4) in the middle of the handler; /die-now: die("...") there
+ *   /oom           allocates until memory_limit ends the worker with a fatal error
  *   anything else  TEST_TEXT (a constant a test may rewrite in a copy of this file), or "hello"
  */
 
@@ -34,6 +36,15 @@ return static function (ServerRequestInterface $request) use (&$kept): ResponseI
             $kept[] = \str_repeat('x', ((int) ($query['mb'] ?? 1)) * 1048576);
 
             return new Response(200, ['Content-Type' => 'text/plain'], (string) \memory_get_usage(true));
+        case '/exit-now':
+            exit(4);
+        case '/die-now':
+            die('dying words');
+        case '/oom':
+            $hog = [];
+            while (true) {
+                $hog[] = \str_repeat('y', 1 << 20);
+            }
         case '/exit':
             Timer::after(0.05, static fn () => exit(3));
 

@@ -1,0 +1,31 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Bobbin\Http\Server;
+
+/**
+ * Makes the end of a serving process explain itself: a shutdown function that lets the server
+ * name (and answer) the requests in flight when exit(), die or a fatal error ends the process
+ * in the middle of them (Server::reportAbruptEnd()). A megabyte is held back and released
+ * first, so the report still works when the fatal error was an exhausted memory_limit.
+ */
+final class AbruptEndReport
+{
+    private const RESERVE_BYTES = 1 << 20;
+
+    private function __construct()
+    {
+    }
+
+    public static function register(Server $server): void
+    {
+        $reserve = \str_repeat("\0", self::RESERVE_BYTES);
+        \register_shutdown_function(static function () use ($server, &$reserve): void {
+            $reserve = null;
+            $server->reportAbruptEnd();
+        });
+    }
+}
