@@ -45,6 +45,11 @@ final class BobbinServer implements Server
         $port = Shell::freePort();
         $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
             '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning', ...$serveOptions];
+        if ($workers === 1 && !\in_array('--single-process', $serveOptions, true) && self::hasSingleProcessOption($root)) {
+            // One worker is measured as one process, as before masters supervised single workers
+            // too (the master's own share is small, but it is not the server's).
+            $command[] = '--single-process';
+        }
         if ($cpus !== null) {
             $command = ['taskset', '-c', $cpus, ...$command];
         }
@@ -60,6 +65,11 @@ final class BobbinServer implements Server
         }
 
         return $server;
+    }
+
+    private static function hasSingleProcessOption(string $root): bool
+    {
+        return \str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'");
     }
 
     /**
