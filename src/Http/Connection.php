@@ -10,6 +10,9 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
+use Bobbin\Http\Classic\ClassicResponse;
+use Bobbin\Http\Classic\HeaderCapture;
+use Bobbin\Http\Classic\OutputCapture;
 use Bobbin\Http\Form\FormData;
 use Bobbin\Http\Form\MalformedBodyException;
 use Bobbin\Http\Form\MultipartParser;
@@ -292,6 +295,7 @@ final class Connection
                 return;
             }
             $failure = null;
+            $output = OutputCapture::begin();
             try {
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
@@ -303,6 +307,7 @@ final class Connection
                 }
                 $response = null;
             }
+            $response = $this->withClassicOutput($response, OutputCapture::end($output), $head);
             $this->cancellation = null;
             if ($this->form !== null) {
                 $this->form->removeTemporaryFiles();
@@ -433,6 +438,27 @@ final class Connection
         $last = $proto === null ? '' : \strtolower(\trim((string) \strrchr(',' . \implode(',', $proto), ','), ", \t"));
 
         return [$client, $last === 'https' ? 'https' : 'http'];
+    }
+
+    /**
+     * What the request's code sent through PHP's own functions (echo, header(), setcookie()),
+     * as PHP-FPM would have sent it beside the response (ClassicResponse::merge()); with
+     * --stray-output=log, echoed output is logged and dropped instead.
+     */
+    private function withClassicOutput(?ResponseInterface $response, string $echoed, RequestHead $head): ?ResponseInterface
+    {
+        $headerLines = HeaderCapture::take();
+        if ($response === null || ($echoed === '' && $headerLines === [])) {
+            return $response;
+        }
+        if ($echoed !== '' && $this->context->config->strayOutput === 'log') {
+            $this->context->logger->warning('{method} {target} wrote {bytes} byte(s) of output, dropped (--stray-output=log): {start}', [
+                'method' => $head->method, 'target' => $head->target, 'bytes' => \strlen($echoed), 'start' => \substr($echoed, 0, 200),
+            ]);
+            $echoed = '';
+        }
+
+        return ClassicResponse::merge($response, $headerLines, $echoed);
     }
 
     /**

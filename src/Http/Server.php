@@ -39,6 +39,7 @@ final class Server
         ProtocolException::class, WriteFailedException::class, InvalidResponseException::class, HttpDate::class,
         Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
         Message\UploadedFile::class, Message\ServerParams::class,
+        Classic\ClassicResponse::class, Classic\CapturedOutput::class,
         ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class,
         Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
         Message\HeaderRules::class, Message\Uri::class,
@@ -126,6 +127,10 @@ final class Server
             \class_exists($class); // enums are classes too: this loads every entry
         }
         $this->connections->limit = $this->settleConnectionLimit();
+        Classic\OutputCapture::install();
+        if (!Classic\HeaderCapture::enable()) {
+            $this->logger->notice('FFI is not available: header() and setcookie() in application code are dropped, as PHP\'s CLI drops them');
+        }
         \stream_set_blocking($this->listener, false);
         $name = (string) \stream_socket_get_name($this->listener, false);
         $meta = \stream_get_meta_data($this->listener);
@@ -437,6 +442,9 @@ final class Server
         }
         $this->sweeper?->cancel();
         $this->drainTimer?->cancel();
+        if ($this->acceptWatcher !== null) {
+            Classic\OutputCapture::release();
+        }
         $this->stopped->complete();
     }
 

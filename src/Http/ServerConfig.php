@@ -35,6 +35,7 @@ final readonly class ServerConfig
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
         'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
+        'stray-output' => ['strayOutput', 'string', 'body', 'what a request\'s echo, print or var_dump becomes: body (before the response body, as PHP-FPM sends it) or log (logged and dropped)'],
         'debug-errors' => ['debugErrors', 'bool', false, 'a 500 from an exception shows its chain and stack traces to the client (development only; by default a 500 says nothing but its status)'],
         'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
     ];
@@ -60,6 +61,7 @@ final readonly class ServerConfig
         public string $serverHeader = 'Bobbin',
         public string $trustedProxies = '',
         public bool $debugErrors = false,
+        public string $strayOutput = 'body',
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
@@ -87,6 +89,9 @@ final readonly class ServerConfig
             throw new InvalidConfigException('--max-request-line-bytes must not exceed --max-header-bytes');
         }
         TrustedProxies::fromList($trustedProxies);
+        if ($strayOutput !== 'body' && $strayOutput !== 'log') {
+            throw new InvalidConfigException('--stray-output must be "body" or "log"');
+        }
         if (\strpbrk($serverHeader, "\r\n\0") !== false) {
             throw new InvalidConfigException('--server-header must be a single line');
         }

@@ -12,6 +12,7 @@ declare(strict_types=1);
  *   /big?bytes=N     N bytes of known size
  *   /status?code=N   an empty response with that status
  *   /upload-paths    JSON of the temporary files of the request's uploads (they must be gone after it)
+ *   /classic?what=W  PHP's own response functions: echo, header, cookie, code, sent (see the route)
  *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
  *                    server must refuse: crlf-name, crlf-value, nul-value
  *   anything else    "Hello, World!"
@@ -63,6 +64,39 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             });
 
             return new Response(200, ['Content-Type' => 'application/json'], \json_encode(['paths' => $paths, 'exist' => \array_map('is_file', $paths)], \JSON_THROW_ON_ERROR));
+        case '/classic':
+            switch ($query['what'] ?? '') {
+                case 'echo':
+                    echo 'stray ';
+                    print 'output ';
+
+                    return new Response(200, ['Content-Type' => 'text/plain'], 'body');
+                case 'header':
+                    \header('X-Classic: yes');
+                    \header('X-Own: from header()');
+                    \setcookie('sid', 'abc', ['path' => '/', 'httponly' => true]);
+
+                    return new Response(200, ['X-Own' => 'from the response', 'Set-Cookie' => 'other=1'], 'ok');
+                case 'header-then-wait':
+                    // header() and echo, then a wait: requests that run meanwhile must not take them.
+                    \header('X-Classic: yes');
+                    echo 'mine ';
+                    Async::delay(0.1);
+
+                    return new Response(200, [], 'waited');
+                case 'code':
+                    \http_response_code(404);
+
+                    return new Response(201, [], 'created');
+                case 'sent':
+                    echo 'x';
+                    $sent = \headers_sent();
+                    \header('X-After-Echo: works');
+
+                    return new Response(200, [], $sent ? 'sent' : 'not sent');
+            }
+
+            return new Response(400);
         case '/bad-header':
             return new UncheckedResponse(200, match ($query['kind'] ?? '') {
                 'crlf-name' => ["X-A\r\nSet-Cookie: evil=1\r\nX-B" => ['b']],

@@ -1,0 +1,11 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Classic;
+
+/** What one request echoed (OutputCapture). */
+final class CapturedOutput
+{
+    public string $contents = '';
+}

@@ -1,0 +1,96 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Classic;
+
+use Bobbin\Async\Async;
+use Psr\Log\LoggerInterface;
+
+/**
+ * Keeps what request code echoes (echo, print, printf, var_dump, a closing "?>" with text
+ * after it) away from the server's stdout and in its own request: one output handler at the
+ * bottom of PHP's output stack, with a chunk size of one byte so it sees every write at once,
+ * hands each write to the request whose fiber made it. Output made outside any request (boot
+ * code) goes to stdout as before.
+ *
+ * Because nothing reaches the SAPI, PHP never marks headers as sent: header() keeps working
+ * after an echo, as under PHP-FPM with an output buffer, and one stray echo cannot break every
+ * later request of the worker. An output buffer the application opens itself with ob_start()
+ * belongs to the whole process: a request that suspends while holding one shares it with the
+ * requests that run meanwhile (one request at a time — the legacy mode, the framework adapters'
+ * default — is exact).
+ */
+final class OutputCapture
+{
+    /** @var \WeakMap<\Fiber<mixed, mixed, mixed, mixed>, CapturedOutput>|null */
+    private static ?\WeakMap $byFiber = null;
+    /** Servers of this process that installed the handler (it goes when the last one releases it). */
+    private static int $users = 0;
+    /** The output level the handler sits at. */
+    private static int $level = 0;
+
+    private function __construct()
+    {
+    }
+
+    /** Installs the handler once per process (at the bottom of the output stack). */
+    public static function install(): void
+    {
+        if (self::$users++ > 0) {
+            return;
+        }
+        self::$byFiber = new \WeakMap();
+        \ob_start(self::route(...), 1);
+        self::$level = \ob_get_level();
+    }
+
+    /** A server that installed the handler is done; the last one removes it (if it is still on top). */
+    public static function release(): void
+    {
+        if (self::$users === 0 || --self::$users > 0) {
+            return;
+        }
+        if (\ob_get_level() === self::$level) {
+            \ob_end_flush();
+        }
+        self::$byFiber = null;
+    }
+
+    /** Starts capturing what the current fiber writes; null outside a fiber or before install(). */
+    public static function begin(): ?CapturedOutput
+    {
+        $fiber = Async::currentFiber();
+        if ($fiber === null || self::$byFiber === null) {
+            return null;
+        }
+
+        return self::$byFiber[$fiber] = new CapturedOutput();
+    }
+
+    /** Ends capturing for $output's fiber (the current one) and returns what was written. */
+    public static function end(?CapturedOutput $output): string
+    {
+        if ($output === null) {
+            return '';
+        }
+        $fiber = Async::currentFiber();
+        if ($fiber !== null && self::$byFiber !== null) {
+            unset(self::$byFiber[$fiber]);
+        }
+
+        return $output->contents;
+    }
+
+    private static function route(string $chunk, int $phase): string
+    {
+        $fiber = Async::currentFiber();
+        if ($fiber !== null && self::$byFiber !== null && isset(self::$byFiber[$fiber])) {
+            self::$byFiber[$fiber]->contents .= $chunk;
+
+            return '';
+        }
+
+        return $chunk;
+    }
+}
