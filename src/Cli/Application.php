@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Http\Legacy\GlobalScopeHandoffException;
+
 /** `bin/bobbin`: picks the sub-command and turns failures into one stderr line and an exit code. */
 final class Application
 {
@@ -49,6 +51,8 @@ final class Application
                 default:
                     throw new UsageException(\sprintf('Unknown command "%s" (try bin/bobbin --help)', $command));
             }
+        } catch (GlobalScopeHandoffException $handoff) {
+            throw $handoff; // a legacy-mode worker on its way to bin/bobbin's global scope
         } catch (UsageException $error) {
             \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
 

@@ -4,8 +4,12 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
+use Bobbin\Http\Legacy\GlobalScopeHandoffException;
+use Bobbin\Http\Legacy\LegacyGateway;
+use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
@@ -33,6 +37,7 @@ final class ServeCommand
     /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
     private const OWN_OPTIONS = [
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
+        'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
         'max-requests' => ['int', '0', 'a worker is replaced after about this many requests (±10 % per worker; 0: never; starts a master)'],
@@ -75,11 +80,12 @@ final class ServeCommand
         $pidFile = (string) ($options['pid-file'] ?? '');
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
         $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
+        $legacy = self::flag('legacy', $options['legacy'] ?? false);
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
         unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'],
-            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit']);
+            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit'], $options['legacy']);
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
@@ -90,13 +96,26 @@ final class ServeCommand
             throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
         }
         \ini_set('memory_limit', $memoryLimit);
+        if ($legacy && ($unsupported = LegacyLoop::unsupportedBecause()) !== null) {
+            throw new UsageException($unsupported);
+        }
         if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0)) {
             throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests or --max-memory');
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory)), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy), $logger);
         }
-        $handler = self::loadApplication($appFile);
+        $legacyLoop = null;
+        if ($legacy) {
+            if (!\is_file($appFile) || !\is_readable($appFile)) {
+                throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
+            }
+            $handler = new LegacyGateway();
+            $legacyLoop = new LegacyLoop((string) \realpath($appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value);
+            \register_shutdown_function($legacyLoop->completeOnShutdown(...));
+        } else {
+            $handler = self::loadApplication($appFile);
+        }
 
         $server = new Server($config, $handler, $logger, null, $appFile);
         AbruptEndReport::register($server);
@@ -129,6 +148,13 @@ final class ServeCommand
         };
         $signalIds = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
         $logger->info('Listening on {address} (pid {pid})', ['address' => $server->address(), 'pid' => \getmypid()]);
+        if ($legacyLoop !== null && $handler instanceof LegacyGateway) {
+            Async::run(static function () use ($server, $handler): void {
+                $server->stopped()->await();
+                $handler->close();
+            })->ignore();
+            throw new GlobalScopeHandoffException($legacyLoop); // bin/bobbin runs the script loop; the pid file goes at shutdown
+        }
 
         $server->stopped()->await();
 

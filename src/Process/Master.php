@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Psr\Log\LoggerInterface;
@@ -36,6 +37,8 @@ final class Master
     private float $statusWrittenAt = 0.0;
     private readonly float $started;
     private readonly RestartPolicy $restarts;
+    /** The master's own pid: a forked worker unwinding through run() (the legacy mode's handoff) must not clean up. */
+    private readonly int $pid;
     /** @var resource|null */
     private $listener = null;
     private string $address = '';
@@ -45,6 +48,7 @@ final class Master
         private readonly LoggerInterface $logger,
         ?RestartPolicy $restarts = null,
     ) {
+        $this->pid = (int) \getmypid();
         $this->restarts = $restarts ?? new RestartPolicy();
         $this->started = \microtime(true);
     }
@@ -176,6 +180,16 @@ final class Master
             case WorkerMessage::STATS:
                 $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
                 $this->statusDirty = true;
+                break;
+            case WorkerMessage::EXITING:
+                if ($worker->state === WorkerState::Ready || $worker->state === WorkerState::Retiring) {
+                    // Not a crash: no restart delay, no warning; replaceMissingWorkers() starts another.
+                    $worker->state = WorkerState::Draining;
+                    $this->statusDirty = true;
+                    $this->logger->debug('Worker {pid} ends ({reason}); starting its replacement', [
+                        'pid' => $worker->pid, 'reason' => $message->string('reason', 'asked to'),
+                    ]);
+                }
                 break;
             case WorkerMessage::RETIRING:
                 if ($worker->state === WorkerState::Ready && $this->phase === MasterPhase::Running) {
@@ -401,6 +415,8 @@ final class Master
         $code = 1;
         try {
             $code = (new Worker($this->config, $listener, new WorkerChannel($channel), $this->logger))->run();
+        } catch (GlobalScopeHandoffException $handoff) {
+            throw $handoff; // the legacy mode: on to bin/bobbin's global scope
         } catch (\Throwable $error) {
             $this->logger->critical('Worker {pid} failed: {error}', ['pid' => \getmypid(), 'error' => $error, 'exception' => $error]);
         }
@@ -482,6 +498,9 @@ final class Master
 
     private function cleanUp(): void
     {
+        if (\getmypid() !== $this->pid) {
+            return; // a worker on its way to the global scope: the master's things are not its own
+        }
         if ($this->workers !== []) {
             // Only reached on an unexpected error in the master itself: leave no worker behind.
             $this->signalAll(\SIGKILL);

@@ -23,6 +23,8 @@ final readonly class MasterConfig
         public float $statsInterval = 1.0,
         /** Seconds added to --drain-timeout before the master kills workers that still run at a stop. */
         public float $stopMargin = 5.0,
+        /** APP_FILE is a superglobals script run per request (--legacy), not an application object. */
+        public bool $legacy = false,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');

@@ -7,6 +7,9 @@ namespace Bobbin\Process;
 use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
+use Bobbin\Http\Legacy\GlobalScopeHandoffException;
+use Bobbin\Http\Legacy\LegacyGateway;
+use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Psr\Log\LoggerInterface;
@@ -21,6 +24,7 @@ final class Worker
     private bool $ready = false;
     private bool $retiring = false;
     private ?Server $server = null;
+    private ?Timer $reporter = null;
 
     /**
      * @param resource $listener the master's listening socket
@@ -43,12 +47,30 @@ final class Worker
         \register_shutdown_function($this->reportFatalErrorAtBoot(...));
         OpcacheRefresh::invalidateChangedScripts();
 
-        try {
-            $handler = ApplicationLoader::load($this->config->appFile);
-        } catch (ApplicationLoadException $error) {
-            $this->channel->send(WorkerMessage::bootFailed($error->getMessage(), $error->isUsageError ? 2 : 1));
+        $legacy = null;
+        if ($this->config->legacy) {
+            $handler = new LegacyGateway();
+            $legacy = new LegacyLoop(
+                \realpath($this->config->appFile) ?: $this->config->appFile,
+                $handler,
+                $this->logger,
+                $this->finish(...),
+                function (string $reason): void {
+                    // No new connections for a process that is ending; the master starts another.
+                    $this->server?->stop(1.0);
+                    $this->channel->send(WorkerMessage::exiting($reason));
+                },
+            );
+            // Before the server's own report: a script's exit() still sends the response it made.
+            \register_shutdown_function($legacy->completeOnShutdown(...));
+        } else {
+            try {
+                $handler = ApplicationLoader::load($this->config->appFile);
+            } catch (ApplicationLoadException $error) {
+                $this->channel->send(WorkerMessage::bootFailed($error->getMessage(), $error->isUsageError ? 2 : 1));
 
-            return 1;
+                return 1;
+            }
         }
         $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
@@ -84,11 +106,24 @@ final class Worker
         $this->ready = true;
         $this->channel->send(WorkerMessage::ready());
         $this->report();
-        $reporter = Timer::every($this->config->statsInterval, $this->report(...))->unreference();
+        $this->reporter = Timer::every($this->config->statsInterval, $this->report(...))->unreference();
+        if ($legacy !== null && $handler instanceof LegacyGateway) {
+            Async::run(static function () use ($server, $handler): void {
+                $server->stopped()->await();
+                $handler->close();
+            })->ignore();
+            throw new GlobalScopeHandoffException($legacy); // LegacyLoop::end() calls finish()
+        }
 
         $server->stopped()->await();
 
-        $reporter->cancel();
+        return $this->finish();
+    }
+
+    /** After the last request: stop reporting and say goodbye to the master; the exit code. */
+    private function finish(): int
+    {
+        $this->reporter?->cancel();
         $this->channel->close();
 
         return 0;

@@ -6,7 +6,7 @@ namespace Bobbin\Process;
 
 /**
  * One line a worker sends its master over their socket pair: a JSON object with a "type"
- * (ready, boot-failed, stats, retiring) and the fields of that type.
+ * (ready, boot-failed, stats, retiring, exiting) and the fields of that type.
  */
 final readonly class WorkerMessage
 {
@@ -14,6 +14,8 @@ final readonly class WorkerMessage
     public const BOOT_FAILED = 'boot-failed';
     public const STATS = 'stats';
     public const RETIRING = 'retiring';
+    /** The worker ends now, on purpose (a legacy script's exit()): replace it at once, it is no crash. */
+    public const EXITING = 'exiting';
 
     /** @param array<string, mixed> $fields */
     public function __construct(public string $type, public array $fields = [])
@@ -38,6 +40,11 @@ final readonly class WorkerMessage
     public static function retiring(string $reason): self
     {
         return new self(self::RETIRING, ['reason' => $reason]);
+    }
+
+    public static function exiting(string $reason): self
+    {
+        return new self(self::EXITING, ['reason' => $reason]);
     }
 
     /** The line on the wire, newline included. */

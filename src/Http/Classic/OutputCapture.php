@@ -25,6 +25,8 @@ final class OutputCapture
 {
     /** @var \WeakMap<\Fiber<mixed, mixed, mixed, mixed>, CapturedOutput>|null */
     private static ?\WeakMap $byFiber = null;
+    /** What {main} writes while a request runs there (the legacy mode's script loop). */
+    private static ?CapturedOutput $main = null;
     /** Servers of this process that installed the handler (it goes when the last one releases it). */
     private static int $users = 0;
     /** The output level the handler sits at. */
@@ -57,12 +59,15 @@ final class OutputCapture
         self::$byFiber = null;
     }
 
-    /** Starts capturing what the current fiber writes; null outside a fiber or before install(). */
+    /** Starts capturing what the current fiber (or {main}) writes; null before install(). */
     public static function begin(): ?CapturedOutput
     {
-        $fiber = Async::currentFiber();
-        if ($fiber === null || self::$byFiber === null) {
+        if (self::$byFiber === null) {
             return null;
+        }
+        $fiber = Async::currentFiber();
+        if ($fiber === null) {
+            return self::$main = new CapturedOutput();
         }
 
         return self::$byFiber[$fiber] = new CapturedOutput();
@@ -75,7 +80,9 @@ final class OutputCapture
             return '';
         }
         $fiber = Async::currentFiber();
-        if ($fiber !== null && self::$byFiber !== null) {
+        if ($fiber === null) {
+            self::$main = null;
+        } elseif (self::$byFiber !== null) {
             unset(self::$byFiber[$fiber]);
         }
 
@@ -85,12 +92,12 @@ final class OutputCapture
     private static function route(string $chunk, int $phase): string
     {
         $fiber = Async::currentFiber();
-        if ($fiber !== null && self::$byFiber !== null && isset(self::$byFiber[$fiber])) {
-            self::$byFiber[$fiber]->contents .= $chunk;
-
-            return '';
+        $capture = $fiber === null ? self::$main : (self::$byFiber[$fiber] ?? null);
+        if ($capture === null) {
+            return $chunk;
         }
+        $capture->contents .= $chunk;
 
-        return $chunk;
+        return '';
     }
 }

@@ -1,0 +1,8 @@
+<?php
+
+function greet($who)
+{
+    global $greeting;
+
+    return "$greeting, $who";
+}
