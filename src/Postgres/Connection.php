@@ -60,6 +60,11 @@ final class Connection implements Executor
     private ?Future $drained = null;
     private string $closeReason = 'The connection was closed';
     private bool $handleClosed = false;
+    /**
+     * Set when the server went away right after a complete answer: the caller still gets that
+     * answer, and the connection closes once the statement is over (settle()).
+     */
+    private ?string $lostAfterAnswer = null;
     private readonly float $openedAt;
     private float $lastUsedAt;
     /** @var (Closure(int): void)|null */
@@ -419,6 +424,11 @@ final class Connection implements Executor
      */
     private function roundTrip(int $mode, string $sql, string $name, array $params, ?Cancellation $cancellation, ?float $deadline): PgResult
     {
+        if ($this->lostAfterAnswer !== null) {
+            // The statement's preparation was answered, and then the server left.
+            $this->markClosed($this->lostAfterAnswer);
+            throw new ConnectionLostException($this->closeReason);
+        }
         $size = \strlen($sql);
         foreach ($params as $param) {
             $size += \strlen((string) $param);
@@ -500,6 +510,16 @@ final class Connection implements Executor
 
         if (\pg_connection_status($handle) !== \PGSQL_CONNECTION_OK || $error instanceof ConnectionLostException) {
             $message = $error?->getMessage() ?? self::cleanMessage((string) @\pg_last_error($handle));
+            if ($error === null && $result !== null) {
+                // pg_get_result() said "no more" before any error result: the statement's result
+                // and ReadyForQuery were read, so the exchange ended and its outcome is known (a
+                // connection lost earlier always leaves an error result). The server went away
+                // only afterwards, e.g. a backend terminated while idle. A committed write must
+                // not be reported as failed: the caller gets the result, the connection closes.
+                $this->lostAfterAnswer = 'The server closed the connection after answering: ' . $message;
+
+                return $result;
+            }
             $this->markClosed('The connection was lost: ' . $message);
             throw new ConnectionLostException(
                 'The connection was lost: ' . $message,
@@ -595,9 +615,18 @@ final class Connection implements Executor
             || ($e->sqlState() === '0A000' && \str_contains($e->getMessage(), 'cached plan must not change result type'));
     }
 
-    /** Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed). */
+    /**
+     * Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed), or
+     * the server left right after answering it (closed now that the caller has the answer).
+     */
     private function settle(): void
     {
+        if ($this->lostAfterAnswer !== null) {
+            $this->markClosed($this->lostAfterAnswer);
+            $this->lostAfterAnswer = null;
+
+            return;
+        }
         if ($this->state === ConnectionState::Busy) {
             $this->state = ConnectionState::Idle;
         }
