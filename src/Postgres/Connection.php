@@ -331,16 +331,19 @@ final class Connection implements Executor
     }
 
     /**
-     * A cheap liveness check without a round trip: reads whatever the server sent while the
-     * connection sat idle (e.g. the notice of a terminated backend) and reports whether the
-     * session is still usable.
+     * A cheap liveness check without a round trip: whether the server closed the session while
+     * it sat idle (a terminated backend, a restart). One zero-timeout poll of the socket, which
+     * a healthy idle session leaves unreadable; only when something arrived is it read.
+     *
+     * A backend sends its FATAL a moment before its socket closes: a check in that gap (well
+     * under a millisecond) still says alive, and the next statement gets ConnectionLostException.
      */
     public function isAlive(): bool
     {
         if ($this->state === ConnectionState::Closed) {
             return false;
         }
-        if ($this->state !== ConnectionState::Idle) {
+        if ($this->state !== ConnectionState::Idle || !Async::isReadableNow($this->socket)) {
             return true;
         }
         // Twice: a backend that was terminated sends its error message first and the end of the
