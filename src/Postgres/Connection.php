@@ -65,6 +65,8 @@ final class Connection implements Executor
      * answer, and the connection closes once the statement is over (settle()).
      */
     private ?string $lostAfterAnswer = null;
+    /** The socket as ext-sockets sees it, to peek at what arrived while idle (made on first need). */
+    private ?\Socket $peekSocket = null;
     private readonly float $openedAt;
     private float $lastUsedAt;
     /** @var (Closure(int): void)|null */
@@ -333,10 +335,7 @@ final class Connection implements Executor
     /**
      * A cheap liveness check without a round trip: whether the server closed the session while
      * it sat idle (a terminated backend, a restart). One zero-timeout poll of the socket, which
-     * a healthy idle session leaves unreadable; only when something arrived is it read.
-     *
-     * A backend sends its FATAL a moment before its socket closes: a check in that gap (well
-     * under a millisecond) still says alive, and the next statement gets ConnectionLostException.
+     * a healthy idle session leaves unreadable; only when something arrived is it looked at.
      */
     public function isAlive(): bool
     {
@@ -345,6 +344,11 @@ final class Connection implements Executor
         }
         if ($this->state !== ConnectionState::Idle || !Async::isReadableNow($this->socket)) {
             return true;
+        }
+        if ($this->endsSession()) {
+            $this->markClosed('The server closed the connection while it was idle');
+
+            return false;
         }
         // Twice: a backend that was terminated sends its error message first and the end of the
         // stream after it, and libpq notices the closed socket only on a read that returns nothing.
@@ -366,6 +370,25 @@ final class Connection implements Executor
         }
 
         return true;
+    }
+
+    /**
+     * Whether what arrived on the idle socket ends the session: the end of the stream, or an
+     * ErrorResponse, which the server sends outside a statement only as its last words (a FATAL:
+     * pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not read: libpq takes such
+     * an error for a notice and keeps the connection open until the end of the stream arrives,
+     * which a terminated backend sends 0.3-1.7 ms later, after its exit. The next message starts
+     * at the socket's first byte, as libpq read the last answer through its ReadyForQuery.
+     */
+    private function endsSession(): bool
+    {
+        $this->peekSocket ??= @\socket_import_stream($this->socket) ?: null;
+        if ($this->peekSocket === null) {
+            return false;
+        }
+        $received = @\socket_recv($this->peekSocket, $first, 1, \MSG_PEEK | \MSG_DONTWAIT);
+
+        return $received === 0 || ($received === 1 && $first === 'E');
     }
 
     /**
@@ -664,6 +687,7 @@ final class Connection implements Executor
         }
         $this->handleClosed = true;
         $this->statements = [];
+        $this->peekSocket = null;
         $this->watcher->close();
         if (!$this->config->persistent) {
             // A persistent session stays open for the next request of this PHP process.

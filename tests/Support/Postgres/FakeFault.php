@@ -24,4 +24,10 @@ enum FakeFault: string
     case TerminateBeforeReady = 'terminate-before-ready';
     /** RowDescription and the first DataRow, then the end of the stream without a word. */
     case CloseMidResult = 'close-mid-result';
+    /**
+     * A normal answer; then, while the session is idle, FATAL 57P01, and the end of the stream
+     * only a second later (a terminated backend closes its socket 0.3-1.7 ms after its FATAL:
+     * stretched here so that a check in between is certain).
+     */
+    case TerminateWhileIdle = 'terminate-while-idle';
 }

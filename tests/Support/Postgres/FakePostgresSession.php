@@ -27,6 +27,9 @@ final class FakePostgresSession
     private bool $faultDone = false;
     /** Set while the answer of the faulty statement waits for its Sync. */
     private bool $faultAtSync = false;
+    private bool $farewellDue = false;
+    /** After the farewell: input is read and ignored, as by a backend on its way out. */
+    private bool $silent = false;
     /** @var array<string, string> prepared statement name => SQL */
     private array $statements = [];
     /** @var array<string, string> portal name => SQL */
@@ -42,9 +45,27 @@ final class FakePostgresSession
         return $this->closed;
     }
 
+    /** For TerminateWhileIdle: whether the faulty statement has been answered and the FATAL is due. */
+    public function owesFarewell(): bool
+    {
+        return $this->farewellDue;
+    }
+
+    /** The FATAL of a backend terminated while idle; the session answers nothing after it. */
+    public function farewell(): string
+    {
+        $this->farewellDue = false;
+        $this->silent = true;
+
+        return self::terminated();
+    }
+
     /** Takes bytes from the client and returns the answer (possibly empty) to send in one write. */
     public function receive(string $bytes): string
     {
+        if ($this->silent) {
+            return '';
+        }
         $this->buffer .= $bytes;
         $out = '';
         while (!$this->closed && ($message = $this->nextMessage()) !== null) {
@@ -145,7 +166,7 @@ final class FakePostgresSession
 
     private function simpleQuery(string $sql): string
     {
-        if (!$this->takeFault()) {
+        if (!$this->takeFault() || $this->fault === FakeFault::TerminateWhileIdle) {
             return self::describe($sql) . self::rows($sql) . self::readyForQuery();
         }
         $this->closed = true;
@@ -160,6 +181,9 @@ final class FakePostgresSession
     private function execute(string $sql): string
     {
         if (!$this->takeFault()) {
+            return self::rows($sql);
+        }
+        if ($this->fault === FakeFault::TerminateWhileIdle) {
             return self::rows($sql);
         }
         if ($this->fault === FakeFault::CloseMidResult) {
@@ -191,6 +215,7 @@ final class FakePostgresSession
             return false;
         }
         $this->faultDone = true;
+        $this->farewellDue = $this->fault === FakeFault::TerminateWhileIdle;
 
         return true;
     }
