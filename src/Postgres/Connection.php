@@ -378,7 +378,9 @@ final class Connection implements Executor
      * pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not read: libpq takes such
      * an error for a notice and keeps the connection open until the end of the stream arrives,
      * which a terminated backend sends 0.3-1.7 ms later, after its exit. The next message starts
-     * at the socket's first byte, as libpq read the last answer through its ReadyForQuery.
+     * at the socket's first byte, as libpq read the last answer through its ReadyForQuery (were
+     * it ever mid-message, the worst outcome is one needless reconnect). Over TLS the bytes are
+     * records, never an 'E': there only the end of the stream is seen early.
      */
     private function endsSession(): bool
     {
