@@ -60,6 +60,13 @@ final class Connection implements Executor
     private ?Future $drained = null;
     private string $closeReason = 'The connection was closed';
     private bool $handleClosed = false;
+    /**
+     * Set when the server went away right after a complete answer: the caller still gets that
+     * answer, and the connection closes once the statement is over (settle()).
+     */
+    private ?string $lostAfterAnswer = null;
+    /** The socket as ext-sockets sees it, to peek at what arrived while idle (made on first need). */
+    private ?\Socket $peekSocket = null;
     private readonly float $openedAt;
     private float $lastUsedAt;
     /** @var (Closure(int): void)|null */
@@ -326,17 +333,22 @@ final class Connection implements Executor
     }
 
     /**
-     * A cheap liveness check without a round trip: reads whatever the server sent while the
-     * connection sat idle (e.g. the notice of a terminated backend) and reports whether the
-     * session is still usable.
+     * A cheap liveness check without a round trip: whether the server closed the session while
+     * it sat idle (a terminated backend, a restart). One zero-timeout poll of the socket, which
+     * a healthy idle session leaves unreadable; only when something arrived is it looked at.
      */
     public function isAlive(): bool
     {
         if ($this->state === ConnectionState::Closed) {
             return false;
         }
-        if ($this->state !== ConnectionState::Idle) {
+        if ($this->state !== ConnectionState::Idle || !Async::isReadableNow($this->socket)) {
             return true;
+        }
+        if ($this->endsSession()) {
+            $this->markClosed('The server closed the connection while it was idle');
+
+            return false;
         }
         // Twice: a backend that was terminated sends its error message first and the end of the
         // stream after it, and libpq notices the closed socket only on a read that returns nothing.
@@ -358,6 +370,27 @@ final class Connection implements Executor
         }
 
         return true;
+    }
+
+    /**
+     * Whether what arrived on the idle socket ends the session: the end of the stream, or an
+     * ErrorResponse, which the server sends outside a statement only as its last words (a FATAL:
+     * pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not read: libpq takes such
+     * an error for a notice and keeps the connection open until the end of the stream arrives,
+     * which a terminated backend sends 0.3-1.7 ms later, after its exit. The next message starts
+     * at the socket's first byte, as libpq read the last answer through its ReadyForQuery (were
+     * it ever mid-message, the worst outcome is one needless reconnect). Over TLS the bytes are
+     * records, never an 'E': there only the end of the stream is seen early.
+     */
+    private function endsSession(): bool
+    {
+        $this->peekSocket ??= @\socket_import_stream($this->socket) ?: null;
+        if ($this->peekSocket === null) {
+            return false;
+        }
+        $received = @\socket_recv($this->peekSocket, $first, 1, \MSG_PEEK | \MSG_DONTWAIT);
+
+        return $received === 0 || ($received === 1 && $first === 'E');
     }
 
     /**
@@ -419,6 +452,11 @@ final class Connection implements Executor
      */
     private function roundTrip(int $mode, string $sql, string $name, array $params, ?Cancellation $cancellation, ?float $deadline): PgResult
     {
+        if ($this->lostAfterAnswer !== null) {
+            // The statement's preparation was answered, and then the server left.
+            $this->markClosed($this->lostAfterAnswer);
+            throw new ConnectionLostException($this->closeReason);
+        }
         $size = \strlen($sql);
         foreach ($params as $param) {
             $size += \strlen((string) $param);
@@ -500,6 +538,16 @@ final class Connection implements Executor
 
         if (\pg_connection_status($handle) !== \PGSQL_CONNECTION_OK || $error instanceof ConnectionLostException) {
             $message = $error?->getMessage() ?? self::cleanMessage((string) @\pg_last_error($handle));
+            if ($error === null && $result !== null) {
+                // pg_get_result() said "no more" before any error result: the statement's result
+                // and ReadyForQuery were read, so the exchange ended and its outcome is known (a
+                // connection lost earlier always leaves an error result). The server went away
+                // only afterwards, e.g. a backend terminated while idle. A committed write must
+                // not be reported as failed: the caller gets the result, the connection closes.
+                $this->lostAfterAnswer = 'The server closed the connection after answering: ' . $message;
+
+                return $result;
+            }
             $this->markClosed('The connection was lost: ' . $message);
             throw new ConnectionLostException(
                 'The connection was lost: ' . $message,
@@ -595,9 +643,18 @@ final class Connection implements Executor
             || ($e->sqlState() === '0A000' && \str_contains($e->getMessage(), 'cached plan must not change result type'));
     }
 
-    /** Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed). */
+    /**
+     * Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed), or
+     * the server left right after answering it (closed now that the caller has the answer).
+     */
     private function settle(): void
     {
+        if ($this->lostAfterAnswer !== null) {
+            $this->markClosed($this->lostAfterAnswer);
+            $this->lostAfterAnswer = null;
+
+            return;
+        }
         if ($this->state === ConnectionState::Busy) {
             $this->state = ConnectionState::Idle;
         }
@@ -632,6 +689,7 @@ final class Connection implements Executor
         }
         $this->handleClosed = true;
         $this->statements = [];
+        $this->peekSocket = null;
         $this->watcher->close();
         if (!$this->config->persistent) {
             // A persistent session stays open for the next request of this PHP process.

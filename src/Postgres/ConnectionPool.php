@@ -25,9 +25,6 @@ final class ConnectionPool implements Executor
 {
     use ExecutesQueries;
 
-    /** Seconds idle after which a checkout first reads the socket to see if the server closed it. */
-    private const PROBE_AFTER_IDLE = 0.05;
-
     /** @var list<Connection> most recently used last: reuse stays on warm connections, the rest can idle out */
     private array $idle = [];
     /** @var array<int, DeferredFuture<Connection>> in arrival order */
@@ -265,17 +262,13 @@ final class ConnectionPool implements Executor
     private function isReusable(Connection $connection): bool
     {
         $now = \microtime(true);
-        if ($this->isExpired($connection, $now)) {
+        // Every checkout asks whether the server closed the session (a zero-timeout poll, no
+        // round trip): a backend terminated even moments after its last statement is replaced
+        // before a statement is sent on it, not answered with ConnectionLostException.
+        if ($this->isExpired($connection, $now) || !$connection->isAlive()) {
             return false;
         }
-        // A connection handed back moments ago is not probed: that costs two reads per checkout
-        // on the hot path, and a session that died in such a short gap fails its next statement
-        // with a ConnectionLostException like one that dies mid-statement.
-        $idleFor = $now - $connection->lastUsedAt();
-        if ($idleFor > self::PROBE_AFTER_IDLE && !$connection->isAlive()) {
-            return false;
-        }
-        if ($idleFor <= $this->config->checkAfterIdle) {
+        if ($now - $connection->lastUsedAt() <= $this->config->checkAfterIdle) {
             return true;
         }
         try {

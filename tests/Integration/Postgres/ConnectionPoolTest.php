@@ -9,6 +9,7 @@ use Bobbin\Async\Future;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Postgres\Exception\PoolTimeoutException;
 use Bobbin\Tests\Support\EmbeddedPostgres;
+use PHPUnit\Framework\Attributes\DataProvider;
 
 final class ConnectionPoolTest extends PostgresTestCase
 {
@@ -105,6 +106,40 @@ final class ConnectionPoolTest extends PostgresTestCase
         self::assertNotSame($pid, $pool->queryValue('SELECT pg_backend_pid()'));
         self::assertSame(1, $pool->statistics()->discarded);
         self::assertSame(1, $pool->statistics()->open);
+    }
+
+    /** @return iterable<string, array{float|null}> */
+    public static function waits(): iterable
+    {
+        yield 'waiting through the loop' => [5.0];
+        yield 'waiting inside libpq' => [null];
+    }
+
+    #[DataProvider('waits')]
+    public function testAConnectionTerminatedMomentsAfterItsLastStatementIsReplacedWithoutAnError(?float $queryTimeout): void
+    {
+        $pool = $this->pool(maxSize: 2, queryTimeout: $queryTimeout);
+        $killer = $this->connect();
+        $pid = $pool->queryValue('SELECT pg_backend_pid()');
+        self::assertTrue($killer->queryValue('SELECT pg_terminate_backend($1)', [$pid]));
+        // Once the backend has exited, its FATAL and the end of the stream are on the pooled
+        // connection's socket: the next checkout follows within milliseconds of the last use.
+        self::awaitExit($pid);
+
+        self::assertNotSame($pid, $pool->queryValue('SELECT pg_backend_pid()'));
+        self::assertSame(1, $pool->statistics()->discarded);
+        self::assertSame(1, $pool->statistics()->open);
+    }
+
+    /** Polls the (local) backend process until it is gone; pg_terminate_backend()'s own wait polls every 100 ms. */
+    private static function awaitExit(int $pid): void
+    {
+        $deadline = \microtime(true) + 5.0;
+        $noSuchProcess = 3; // ESRCH (POSIX_ESRCH needs PHP 8.3)
+        while (\posix_kill($pid, 0) || \posix_get_last_error() !== $noSuchProcess) {
+            self::assertLessThan($deadline, \microtime(true), "backend $pid did not exit");
+            \usleep(500);
+        }
     }
 
     public function testTerminatingAConnectionInUseGivesConnectionLostAndThePoolRecovers(): void

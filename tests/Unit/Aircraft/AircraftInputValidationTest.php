@@ -71,6 +71,42 @@ final class AircraftInputValidationTest extends TestCase
         }
     }
 
+    /** @return iterable<string, array{string}> */
+    public static function unicodeSpaces(): iterable
+    {
+        yield 'ideographic space U+3000' => ["\u{3000}"];
+        yield 'no-break space U+00A0' => ["\u{00A0}"];
+        yield 'next line U+0085' => ["\u{0085}"];
+        yield 'ogham space mark U+1680' => ["\u{1680}"];
+        foreach (\range(0x2000, 0x200A) as $code) {
+            yield \sprintf('U+%04X', $code) => [\mb_chr($code, 'UTF-8')];
+        }
+        yield 'line separator U+2028' => ["\u{2028}"];
+        yield 'paragraph separator U+2029' => ["\u{2029}"];
+        yield 'narrow no-break space U+202F' => ["\u{202F}"];
+        yield 'medium mathematical space U+205F' => ["\u{205F}"];
+        yield 'byte order mark U+FEFF' => ["\u{FEFF}"];
+        yield 'a mix with ASCII blanks' => [" \u{3000}\t\u{00A0}\u{FEFF} \n"];
+    }
+
+    #[DataProvider('unicodeSpaces')]
+    public function testATitleOfUnicodeSpacesOnlyIsEmpty(string $spaces): void
+    {
+        try {
+            AircraftInput::fromArray(['title' => $spaces . $spaces] + self::valid());
+            self::fail('Expected a ValidationException');
+        } catch (ValidationException $e) {
+            self::assertSame(['title' => 'must not be empty'], $e->fields);
+        }
+    }
+
+    public function testUnicodeSpacesAroundATitleAreKeptAsSent(): void
+    {
+        $input = AircraftInput::fromArray(['title' => "\u{3000}Ту-204\u{00A0}"] + self::valid());
+
+        self::assertSame("\u{3000}Ту-204\u{00A0}", $input->title);
+    }
+
     public function testEveryBadFieldIsReportedAtOnce(): void
     {
         try {

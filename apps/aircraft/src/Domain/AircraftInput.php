@@ -22,6 +22,13 @@ final class AircraftInput
      */
     private const NOT_PRINTABLE = '/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/u';
     /**
+     * Nothing but white space: what trim() strips (ASCII blanks and NUL) plus the rest of
+     * Unicode's White_Space (U+0085, and \p{Z}: U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
+     * U+202F, U+205F, U+3000) and the byte order mark U+FEFF. On invalid UTF-8 it fails (false),
+     * and NOT_PRINTABLE reports the field.
+     */
+    private const BLANK = '/^[\s\x00\x{85}\p{Z}\x{FEFF}]*+\z/u';
+    /**
      * Without the D modifier, as it has always been: "$" also matches before one final "\n", so
      * "2008-05-19\n" passes. Kept so that what the API accepts does not change.
      */
@@ -71,7 +78,7 @@ final class AircraftInput
 
             return '';
         }
-        if (\trim($value) === '') {
+        if (\preg_match(self::BLANK, $value) === 1) {
             $errors[$field] = 'must not be empty';
         } elseif (\preg_match(self::NOT_PRINTABLE, $value) !== 0) {
             $errors[$field] = 'must be printable UTF-8 text';

@@ -6,6 +6,7 @@ namespace Bobbin\Apps\Aircraft\Domain;
 
 use Bobbin\Postgres\Exception\UniqueViolationException;
 use Bobbin\Postgres\Executor;
+use Bobbin\Postgres\Transaction;
 
 /**
  * All SQL of the application. Statements are constant strings with parameters, so the client
@@ -88,13 +89,19 @@ final class AircraftRepository
     /**
      * The contract's /sleep probe: a one-second query, then a generated UUID.
      *
+     * Both on one connection, which only a transaction pins through Executor: taken from a pool
+     * once per statement, the second statement queued again behind every request that arrived
+     * during the first, and under pool pressure timed out (503) after the second of work.
+     *
      * @return array{int, string} rows the sleep returned, and the uuid
      */
     public function sleepThenGenerateUuid(): array
     {
-        $slept = \count($this->database->queryAll('SELECT pg_sleep(1)'));
-        $uuid = (string) $this->database->queryValue('SELECT gen_random_uuid() AS uuid');
+        return $this->database->transaction(static function (Transaction $session): array {
+            $slept = \count($session->queryAll('SELECT pg_sleep(1)'));
+            $uuid = (string) $session->queryValue('SELECT gen_random_uuid() AS uuid');
 
-        return [$slept, $uuid];
+            return [$slept, $uuid];
+        });
     }
 }

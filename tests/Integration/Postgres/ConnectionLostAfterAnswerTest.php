@@ -1,0 +1,159 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Postgres;
+
+use Bobbin\Postgres\Connection;
+use Bobbin\Postgres\ConnectionConfig;
+use Bobbin\Postgres\ConnectionPool;
+use Bobbin\Postgres\Exception\ConnectionLostException;
+use Bobbin\Postgres\PoolConfig;
+use Bobbin\Tests\Support\Postgres\FakeFault;
+use Bobbin\Tests\Support\Postgres\FakePostgresServer;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * A result read completely is a result: when the rows, CommandComplete and ReadyForQuery have
+ * arrived, the caller gets them even if the server hangs up right after (a committed write is
+ * never reported as failed). A server lost before the end of the exchange is a
+ * ConnectionLostException. No real server can be made to die at exactly these points: a
+ * scripted fake does (tests/Support/Postgres).
+ */
+final class ConnectionLostAfterAnswerTest extends TestCase
+{
+    private ?FakePostgresServer $server = null;
+    /** @var list<Connection|ConnectionPool> */
+    private array $clients = [];
+
+    protected function tearDown(): void
+    {
+        foreach ($this->clients as $client) {
+            $client->close();
+        }
+        $this->clients = [];
+        $this->server?->stop();
+        $this->server = null;
+    }
+
+    /**
+     * A deadline makes the statement wait through the loop; without one, and with nothing else
+     * on the loop, it waits inside libpq. Both paths read the answer differently.
+     *
+     * @return iterable<string, array{float|null}>
+     */
+    public static function waits(): iterable
+    {
+        yield 'waiting through the loop' => [5.0];
+        yield 'waiting inside libpq' => [null];
+    }
+
+    #[DataProvider('waits')]
+    public function testAPreparedQueryAnsweredInFullReturnsItsRowsThoughTheServerHangsUpRightAfter(?float $queryTimeout): void
+    {
+        $connection = $this->connect(FakeFault::TerminateAfterAnswer, $queryTimeout, 256);
+
+        $result = $connection->query('SELECT n FROM t WHERE n > $1', [0]);
+
+        self::assertSame([['n' => 1], ['n' => 2]], $result->rows);
+        self::assertSame('SELECT 2', $result->command);
+    }
+
+    #[DataProvider('waits')]
+    public function testAnUnnamedQueryAnsweredInFullReturnsItsRowsThoughTheServerHangsUpRightAfter(?float $queryTimeout): void
+    {
+        $connection = $this->connect(FakeFault::TerminateAfterAnswer, $queryTimeout, 0);
+
+        $result = $connection->query('SELECT n FROM t WHERE n > $1', [0]);
+
+        self::assertSame([['n' => 1], ['n' => 2]], $result->rows);
+    }
+
+    #[DataProvider('waits')]
+    public function testACommandAnsweredInFullReturnsItsResultThoughTheServerHangsUpRightAfter(?float $queryTimeout): void
+    {
+        $connection = $this->connect(FakeFault::TerminateAfterAnswer, $queryTimeout, 256);
+
+        $result = $connection->command('DELETE FROM t');
+
+        self::assertSame(1, $result->affectedRows);
+        self::assertSame('DELETE 1', $result->command);
+    }
+
+    public function testTheConnectionIsClosedAfterTheAnswerAndItsNextStatementFailsWithoutBeingSent(): void
+    {
+        $connection = $this->connect(FakeFault::TerminateAfterAnswer, 5.0, 256);
+        $connection->execute('DELETE FROM t WHERE n = $1', [1]);
+
+        self::assertTrue($connection->isClosed());
+        $this->expectException(ConnectionLostException::class);
+        $this->expectExceptionMessage('The server closed the connection after answering');
+        $connection->query('SELECT n FROM t');
+    }
+
+    public function testThePoolReturnsTheRowsAndDiscardsTheConnection(): void
+    {
+        $this->server = FakePostgresServer::start(FakeFault::TerminateAfterAnswer);
+        $pool = new ConnectionPool(PoolConfig::fromConnectionString($this->server->connectionString(), maxSize: 1, queryTimeout: 5.0));
+        $this->clients[] = $pool;
+
+        self::assertSame(1, $pool->execute('DELETE FROM t WHERE n = $1', [1]));
+        self::assertSame(1, $pool->statistics()->discarded);
+        self::assertSame(0, $pool->statistics()->open);
+        self::assertSame(1, $pool->execute('DELETE FROM t WHERE n = $1', [2]), 'the next statement gets a new session');
+    }
+
+    /** @return iterable<string, array{FakeFault, int}> */
+    public static function incompleteAnswers(): iterable
+    {
+        foreach ([256 => 'prepared', 0 => 'unnamed'] as $cacheSize => $kind) {
+            yield "terminated before ReadyForQuery, $kind" => [FakeFault::TerminateBeforeReady, $cacheSize];
+            yield "closed after the first row, $kind" => [FakeFault::CloseMidResult, $cacheSize];
+        }
+    }
+
+    #[DataProvider('incompleteAnswers')]
+    public function testAServerLostBeforeTheEndOfTheExchangeGivesConnectionLostThroughTheLoop(FakeFault $fault, int $cacheSize): void
+    {
+        $connection = $this->connect($fault, 5.0, $cacheSize);
+
+        try {
+            $connection->query('SELECT n FROM t');
+            self::fail('An answer without its end is no answer');
+        } catch (ConnectionLostException) {
+            self::assertTrue($connection->isClosed());
+        }
+    }
+
+    #[DataProvider('incompleteAnswers')]
+    public function testAServerLostBeforeTheEndOfTheExchangeGivesConnectionLostInsideLibpq(FakeFault $fault, int $cacheSize): void
+    {
+        $connection = $this->connect($fault, null, $cacheSize);
+
+        $this->expectException(ConnectionLostException::class);
+        $connection->query('SELECT n FROM t');
+    }
+
+    public function testASimpleQueryLostBeforeReadyForQueryGivesConnectionLost(): void
+    {
+        $connection = $this->connect(FakeFault::TerminateBeforeReady, 5.0, 256);
+
+        $this->expectException(ConnectionLostException::class);
+        $this->expectExceptionMessage('terminating connection due to administrator command');
+        $connection->command('DELETE FROM t');
+    }
+
+    private function connect(FakeFault $fault, ?float $queryTimeout, int $statementCacheSize): Connection
+    {
+        $this->server = FakePostgresServer::start($fault);
+        $connection = Connection::connect(new ConnectionConfig(
+            $this->server->connectionString(),
+            queryTimeout: $queryTimeout,
+            statementCacheSize: $statementCacheSize,
+        ));
+        $this->clients[] = $connection;
+
+        return $connection;
+    }
+}
