@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Apps\Aircraft\Domain;
 
+use Bobbin\Async\Cancellation;
 use Bobbin\Postgres\Exception\UniqueViolationException;
 use Bobbin\Postgres\Executor;
 use Bobbin\Postgres\Transaction;
@@ -11,7 +12,9 @@ use Bobbin\Postgres\Transaction;
 /**
  * All SQL of the application. Statements are constant strings with parameters, so the client
  * prepares each once per connection. Knows nothing of fibers: the same calls work on the
- * Bobbin server and under PHP-FPM.
+ * Bobbin server and under PHP-FPM. Every method takes the request's cancellation (null under
+ * PHP-FPM): a request that times out or whose client leaves has its statement cancelled on the
+ * server.
  */
 final class AircraftRepository
 {
@@ -22,13 +25,14 @@ final class AircraftRepository
     }
 
     /** @throws DuplicateNumberException */
-    public function create(AircraftInput $input): Aircraft
+    public function create(AircraftInput $input, ?Cancellation $cancellation = null): Aircraft
     {
         try {
             $row = $this->database->queryOne(
                 'INSERT INTO aircraft (number, title, serial_number, assembly_date, added_at)'
                 . ' VALUES ($1, $2, $3, $4, $5) RETURNING ' . self::COLUMNS,
                 [$input->number, $input->title, $input->serialNumber, $input->assemblyDate, $input->addedAt],
+                $cancellation,
             );
         } catch (UniqueViolationException $e) {
             throw new DuplicateNumberException($input->number, $e);
@@ -38,9 +42,9 @@ final class AircraftRepository
         return Aircraft::fromRow($row);
     }
 
-    public function find(int $id): ?Aircraft
+    public function find(int $id, ?Cancellation $cancellation = null): ?Aircraft
     {
-        $row = $this->database->queryOne('SELECT ' . self::COLUMNS . ' FROM aircraft WHERE id = $1', [$id]);
+        $row = $this->database->queryOne('SELECT ' . self::COLUMNS . ' FROM aircraft WHERE id = $1', [$id], $cancellation);
 
         return $row === null ? null : Aircraft::fromRow($row);
     }
@@ -49,13 +53,14 @@ final class AircraftRepository
      * @return Aircraft|null null when no aircraft has this id
      * @throws DuplicateNumberException
      */
-    public function replace(int $id, AircraftInput $input): ?Aircraft
+    public function replace(int $id, AircraftInput $input, ?Cancellation $cancellation = null): ?Aircraft
     {
         try {
             $row = $this->database->queryOne(
                 'UPDATE aircraft SET number = $2, title = $3, serial_number = $4, assembly_date = $5, added_at = $6'
                 . ' WHERE id = $1 RETURNING ' . self::COLUMNS,
                 [$id, $input->number, $input->title, $input->serialNumber, $input->assemblyDate, $input->addedAt],
+                $cancellation,
             );
         } catch (UniqueViolationException $e) {
             throw new DuplicateNumberException($input->number, $e);
@@ -65,18 +70,19 @@ final class AircraftRepository
     }
 
     /** @return bool false when no aircraft had this id */
-    public function delete(int $id): bool
+    public function delete(int $id, ?Cancellation $cancellation = null): bool
     {
-        return $this->database->execute('DELETE FROM aircraft WHERE id = $1', [$id]) > 0;
+        return $this->database->execute('DELETE FROM aircraft WHERE id = $1', [$id], $cancellation) > 0;
     }
 
     /** Aircraft with ids above $afterId, ascending, at most $limit of them. */
-    public function page(int $afterId, int $limit): AircraftPage
+    public function page(int $afterId, int $limit, ?Cancellation $cancellation = null): AircraftPage
     {
         // One row more than asked tells whether another page exists.
         $rows = $this->database->queryAll(
             'SELECT ' . self::COLUMNS . ' FROM aircraft WHERE id > $1 ORDER BY id LIMIT $2',
             [$afterId, $limit + 1],
+            $cancellation,
         );
         $items = [];
         foreach (\array_slice($rows, 0, $limit) as $row) {
@@ -95,13 +101,13 @@ final class AircraftRepository
      *
      * @return array{int, string} rows the sleep returned, and the uuid
      */
-    public function sleepThenGenerateUuid(): array
+    public function sleepThenGenerateUuid(?Cancellation $cancellation = null): array
     {
-        return $this->database->transaction(static function (Transaction $session): array {
-            $slept = \count($session->queryAll('SELECT pg_sleep(1)'));
-            $uuid = (string) $session->queryValue('SELECT gen_random_uuid() AS uuid');
+        return $this->database->transaction(static function (Transaction $session) use ($cancellation): array {
+            $slept = \count($session->queryAll('SELECT pg_sleep(1)', [], $cancellation));
+            $uuid = (string) $session->queryValue('SELECT gen_random_uuid() AS uuid', [], $cancellation);
 
             return [$slept, $uuid];
-        });
+        }, null, $cancellation);
     }
 }

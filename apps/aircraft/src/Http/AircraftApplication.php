@@ -6,6 +6,7 @@ namespace Bobbin\Apps\Aircraft\Http;
 
 use Bobbin\Apps\Aircraft\Domain\DuplicateNumberException;
 use Bobbin\Apps\Aircraft\Domain\ValidationException;
+use Bobbin\Async\CancelledException;
 use Bobbin\Postgres\Exception\PostgresException;
 use FastRoute\Dispatcher;
 use Psr\Http\Message\ResponseInterface;
@@ -57,6 +58,10 @@ final class AircraftApplication implements RequestHandlerInterface
             return $this->responses->error(422, $e->getMessage(), $e->fields);
         } catch (DuplicateNumberException $e) {
             return $this->responses->error(409, $e->getMessage());
+        } catch (CancelledException $e) {
+            // The request's deadline passed or its client left: the server has answered (or
+            // there is nobody to answer) and the statement was cancelled on the database.
+            return $this->responses->error(503, 'The request was cancelled: ' . $e->getMessage());
         } catch (PostgresException $e) {
             $this->logger->error('Database failure: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
 

@@ -7,6 +7,7 @@ namespace Bobbin\Apps\Aircraft\Http;
 use Bobbin\Apps\Aircraft\Domain\AircraftInput;
 use Bobbin\Apps\Aircraft\Domain\AircraftRepository;
 use Bobbin\Apps\Aircraft\Domain\ValidationException;
+use Bobbin\Http\RequestCancellation;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 
@@ -25,14 +26,14 @@ final class AircraftController
 
     public function create(ServerRequestInterface $request): ResponseInterface
     {
-        $created = $this->aircraft->create(AircraftInput::fromArray($this->jsonObject($request)));
+        $created = $this->aircraft->create(AircraftInput::fromArray($this->jsonObject($request)), RequestCancellation::of($request));
 
         return $this->responses->json(201, $created->toArray(), ['Location' => '/aircraft/' . $created->id]);
     }
 
     public function show(ServerRequestInterface $request, string $id): ResponseInterface
     {
-        $found = ($key = self::id($id)) === null ? null : $this->aircraft->find($key);
+        $found = ($key = self::id($id)) === null ? null : $this->aircraft->find($key, RequestCancellation::of($request));
 
         return $found === null ? $this->notFound() : $this->responses->json(200, $found->toArray());
     }
@@ -43,7 +44,7 @@ final class AircraftController
         if ($key === null) {
             return $this->notFound();
         }
-        $updated = $this->aircraft->replace($key, AircraftInput::fromArray($this->jsonObject($request)));
+        $updated = $this->aircraft->replace($key, AircraftInput::fromArray($this->jsonObject($request)), RequestCancellation::of($request));
 
         return $updated === null ? $this->notFound() : $this->responses->json(200, $updated->toArray());
     }
@@ -52,7 +53,7 @@ final class AircraftController
     {
         $key = self::id($id);
 
-        return $key !== null && $this->aircraft->delete($key) ? $this->responses->noContent() : $this->notFound();
+        return $key !== null && $this->aircraft->delete($key, RequestCancellation::of($request)) ? $this->responses->noContent() : $this->notFound();
     }
 
     public function list(ServerRequestInterface $request): ResponseInterface
@@ -64,7 +65,7 @@ final class AircraftController
         if ($errors !== []) {
             throw new ValidationException($errors, 'Invalid query parameters');
         }
-        $page = $this->aircraft->page($afterId, $limit);
+        $page = $this->aircraft->page($afterId, $limit, RequestCancellation::of($request));
         $items = [];
         foreach ($page->items as $item) {
             $items[] = $item->toArray();

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Apps\Aircraft\Http;
 
 use Bobbin\Apps\Aircraft\Domain\AircraftRepository;
+use Bobbin\Http\RequestCancellation;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 
@@ -24,7 +25,7 @@ final class ProbeController
 
     public function sleep(ServerRequestInterface $request): ResponseInterface
     {
-        [$rows, $uuid] = $this->aircraft->sleepThenGenerateUuid();
+        [$rows, $uuid] = $this->aircraft->sleepThenGenerateUuid(RequestCancellation::of($request));
 
         return $this->responses->text(
             200,
