@@ -8,8 +8,9 @@ use Revolt\EventLoop\Driver;
 use Revolt\EventLoop\DriverFactory;
 
 /**
- * Which loop driver a Bobbin process runs: BOBBIN_LOOP_DRIVER=bobbin (the default, SelectDriver)
- * or revolt (whatever Revolt's DriverFactory picks, e.g. for an ev/uv extension).
+ * Which loop driver a Bobbin process runs, by BOBBIN_LOOP_DRIVER: "bobbin" (the default) or
+ * "select", Bobbin's driver on stream_select(); "revolt", whatever Revolt's DriverFactory picks
+ * (e.g. for an ev/uv extension).
  */
 final class DriverChoice
 {
@@ -18,9 +19,9 @@ final class DriverChoice
         $choice = \getenv('BOBBIN_LOOP_DRIVER');
 
         return match ($choice === false ? '' : $choice) {
-            '', 'bobbin' => SelectDriver::fromEnvironment(),
+            '', 'bobbin', 'select' => BobbinDriver::fromEnvironment(new SelectPoller()),
             'revolt' => (new DriverFactory())->create(),
-            default => throw new \ValueError(\sprintf('BOBBIN_LOOP_DRIVER must be "bobbin" or "revolt", got "%s"', $choice)),
+            default => throw new \ValueError(\sprintf('BOBBIN_LOOP_DRIVER must be "bobbin", "select" or "revolt", got "%s"', $choice)),
         };
     }
 }

@@ -4,14 +4,16 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Async\Loop;
 
+use Bobbin\Async\Loop\BobbinDriver;
 use Bobbin\Async\Loop\DriverChoice;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\SelectPoller;
 use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop\Driver;
 
 /**
- * Which driver the environment asks for (BOBBIN_LOOP_DRIVER) and how SelectDriver's poll batching
- * is configured (BOBBIN_LOOP_BATCH_US, constructor). Only builds drivers, never runs them.
+ * Which driver and poller the environment asks for (BOBBIN_LOOP_DRIVER) and how the poll
+ * batching is configured (BOBBIN_LOOP_BATCH_US, constructor). Only builds drivers, never runs
+ * them.
  */
 final class DriverChoiceTest extends TestCase
 {
@@ -37,21 +39,23 @@ final class DriverChoiceTest extends TestCase
 
     public function testWithoutTheVariableBobbinsDriverIsChosen(): void
     {
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        self::assertPoller(SelectPoller::class, DriverChoice::create());
     }
 
     public function testAnEmptyVariableChoosesBobbinsDriver(): void
     {
         \putenv('BOBBIN_LOOP_DRIVER=');
 
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        self::assertPoller(SelectPoller::class, DriverChoice::create());
     }
 
-    public function testBobbinChoosesBobbinsDriver(): void
+    public function testBobbinAndSelectChooseBobbinsDriverOnStreamSelect(): void
     {
         \putenv('BOBBIN_LOOP_DRIVER=bobbin');
+        self::assertPoller(SelectPoller::class, DriverChoice::create());
 
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        \putenv('BOBBIN_LOOP_DRIVER=select');
+        self::assertPoller(SelectPoller::class, DriverChoice::create());
     }
 
     public function testRevoltChoosesADriverFromRevoltsFactory(): void
@@ -61,7 +65,7 @@ final class DriverChoiceTest extends TestCase
         $driver = DriverChoice::create();
 
         self::assertInstanceOf(Driver::class, $driver);
-        self::assertNotInstanceOf(SelectDriver::class, $driver);
+        self::assertNotInstanceOf(BobbinDriver::class, $driver);
         self::assertStringStartsWith('Revolt\\EventLoop\\Driver\\', $driver::class);
     }
 
@@ -86,7 +90,7 @@ final class DriverChoiceTest extends TestCase
         \putenv('BOBBIN_LOOP_DRIVER=' . $value);
 
         $this->expectException(\ValueError::class);
-        $this->expectExceptionMessage('BOBBIN_LOOP_DRIVER must be "bobbin" or "revolt", got "' . $value . '"');
+        $this->expectExceptionMessage('BOBBIN_LOOP_DRIVER must be "bobbin", "select" or "revolt", got "' . $value . '"');
         DriverChoice::create();
     }
 
@@ -94,20 +98,20 @@ final class DriverChoiceTest extends TestCase
     {
         foreach (['0', '1', '500', '10000'] as $value) {
             \putenv('BOBBIN_LOOP_BATCH_US=' . $value);
-            self::assertInstanceOf(SelectDriver::class, SelectDriver::fromEnvironment(), $value);
+            self::assertInstanceOf(BobbinDriver::class, BobbinDriver::fromEnvironment(new SelectPoller()), $value);
         }
 
         \putenv('BOBBIN_LOOP_BATCH_US=10001');
         $this->expectException(\ValueError::class);
         $this->expectExceptionMessage('between 0 and 0.01 s');
-        SelectDriver::fromEnvironment();
+        BobbinDriver::fromEnvironment(new SelectPoller());
     }
 
     public function testAnEmptyBatchingVariableTurnsBatchingOff(): void
     {
         \putenv('BOBBIN_LOOP_BATCH_US=');
 
-        self::assertInstanceOf(SelectDriver::class, SelectDriver::fromEnvironment());
+        self::assertInstanceOf(BobbinDriver::class, BobbinDriver::fromEnvironment(new SelectPoller()));
     }
 
     /** @return iterable<string, array{string}> */
@@ -129,7 +133,7 @@ final class DriverChoiceTest extends TestCase
         $this->expectExceptionMessage(
             'BOBBIN_LOOP_BATCH_US must be a whole number of microseconds, got "' . $value . '"',
         );
-        SelectDriver::fromEnvironment();
+        BobbinDriver::fromEnvironment(new SelectPoller());
     }
 
     public function testTheBobbinChoiceHonoursTheBatchingVariable(): void
@@ -154,12 +158,19 @@ final class DriverChoiceTest extends TestCase
     public function testTheConstructorRejectsABatchingDelayOutsideZeroToTenMilliseconds(float $delay): void
     {
         $this->expectException(\ValueError::class);
-        new SelectDriver($delay);
+        new BobbinDriver(new SelectPoller(), $delay);
     }
 
     public function testTheConstructorAcceptsTheBoundsOfTheBatchingDelay(): void
     {
-        self::assertInstanceOf(SelectDriver::class, new SelectDriver(0.0));
-        self::assertInstanceOf(SelectDriver::class, new SelectDriver(0.01, 1));
+        self::assertInstanceOf(BobbinDriver::class, new BobbinDriver(new SelectPoller(), 0.0));
+        self::assertInstanceOf(BobbinDriver::class, new BobbinDriver(new SelectPoller(), 0.01, 1));
+    }
+
+    /** @param class-string $poller */
+    private static function assertPoller(string $poller, Driver $driver): void
+    {
+        self::assertInstanceOf(BobbinDriver::class, $driver);
+        self::assertInstanceOf($poller, $driver->poller());
     }
 }
