@@ -126,7 +126,7 @@ final class BobbinDriver implements Driver
     {
         $registry = $this->registry;
 
-        return $registry->referenced === 0 && $this->streams->waiting === 0 && $this->streams->isEmpty()
+        return $registry->referenced === 0 && $this->streams->watched === 0
             && $registry->signalWatches === [] && $registry->pendingDefers === []
             && $this->scheduler->interrupt === null && !$this->scheduler->hasQueued();
     }
@@ -388,7 +388,7 @@ final class BobbinDriver implements Driver
             $timeout = \max(0.0, $nextTimer - \hrtime(true) / 1e9);
         }
 
-        if (!$this->streams->isEmpty()) {
+        if ($this->streams->watched > 0) {
             if ($this->lastPollWasSmall && $timeout !== 0.0) {
                 // Poll batching: let a few more events arrive, then take them in one poll.
                 $pause = $timeout === null ? $this->batchDelay : \min($timeout, $this->batchDelay);

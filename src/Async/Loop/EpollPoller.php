@@ -70,35 +70,42 @@ final class EpollPoller implements Poller
     public function unwatchRead(int $key): void
     {
         $registration = $this->byKey[$key] ?? null;
-        if ($registration !== null) {
-            $registration->remove($key, self::READ); // lazily: the kernel hears of it at the next unwanted event
-        } else {
+        if ($registration === null) {
             unset($this->alwaysReadable[$key]);
+        } elseif ($registration->single) {
+            // Lazily: the kernel hears of it at the next event nobody wants.
+            $registration->wanted = $registration->masks[$key] &= ~self::READ;
+        } else {
+            $registration->remove($key, self::READ);
         }
     }
 
     public function unwatchWrite(int $key): void
     {
         $registration = $this->byKey[$key] ?? null;
-        if ($registration !== null) {
-            $registration->remove($key, self::WRITE);
-        } else {
+        if ($registration === null) {
             unset($this->alwaysWritable[$key]);
+        } elseif ($registration->single) {
+            $registration->wanted = $registration->masks[$key] &= ~self::WRITE;
+        } else {
+            $registration->remove($key, self::WRITE);
         }
     }
 
     public function wait(?float $timeout, array &$readable, array &$writable, array &$failed): int
     {
-        if (!$this->epoll->isOpen()) {
-            $failed = $this->rebuild(); // first use, or a forked child still on its parent's instance
-        }
         if ($this->alwaysReadable !== [] || $this->alwaysWritable !== []) {
             $timeout = 0.0;
         }
         $ready = 0;
         $stale = false;
-        foreach ($this->epoll->wait($timeout) as $token => $bits) {
-            $registration = $this->byToken[$token] ?? null;
+        $count = $this->epoll->wait($timeout);
+        $events = $this->epoll->events;
+        for ($i = 0; $i < $count; $i++) {
+            // Read in place: cheaper than copying the events out first, with the JIT or without.
+            $event = $events[$i];
+            $bits = $event->events;
+            $registration = $this->byToken[$event->data] ?? null;
             if ($registration === null) {
                 $stale = true; // a forgotten registration kept alive by a duplicate descriptor
                 continue;
@@ -111,9 +118,22 @@ final class EpollPoller implements Poller
                 }
             }
             $ready++;
+            if ($registration->single) {
+                if (!\is_resource($registration->stream)) {
+                    $stale = true; // closed by PHP, yet its descriptor lives on in a duplicate
+                    continue;
+                }
+                if (($wanted & self::READ) !== 0 && ($bits & self::READ_READY) !== 0) {
+                    $readable[$registration->key] = true;
+                }
+                if (($wanted & self::WRITE) !== 0 && ($bits & self::WRITE_READY) !== 0) {
+                    $writable[$registration->key] = true;
+                }
+                continue;
+            }
             foreach ($registration->masks as $key => $mask) {
                 if (!\is_resource($registration->streams[$key])) {
-                    $stale = true; // closed by PHP, yet its descriptor lives on in a duplicate
+                    $stale = true;
                     continue;
                 }
                 if (($mask & self::READ) !== 0 && ($bits & self::READ_READY) !== 0) {
@@ -153,7 +173,11 @@ final class EpollPoller implements Poller
 
             return;
         }
-        $registration->add($key, $stream, $bit);
+        if ($registration->single) {
+            $registration->wanted = $registration->masks[$key] |= $bit;
+        } else {
+            $registration->add($key, $stream, $bit);
+        }
         if (($registration->armed & $bit) !== 0) {
             return; // still armed from an earlier wait: nothing to tell the kernel
         }

@@ -21,6 +21,11 @@ final class EpollRegistration
     public array $masks = [];
     /** @var array<int, resource> the streams by key */
     public array $streams = [];
+    /** Whether one stream only is registered here: then it is $key and $stream (the fast path). */
+    public bool $single = true;
+    public int $key = -1;
+    /** @var resource|null */
+    public mixed $stream = null;
 
     /** @param int $token what epoll reports this registration's events with; never reused */
     public function __construct(public readonly int $fd, public readonly int $token)
@@ -33,6 +38,7 @@ final class EpollRegistration
         $this->streams[$key] = $stream;
         $this->masks[$key] = ($this->masks[$key] ?? 0) | $bits;
         $this->wanted |= $bits;
+        $this->noteSingle();
     }
 
     public function remove(int $key, int $bits): void
@@ -50,8 +56,18 @@ final class EpollRegistration
             }
         }
         $this->wanted = self::union($this->masks);
+        $this->noteSingle();
 
         return $this->streams === [];
+    }
+
+    private function noteSingle(): void
+    {
+        $this->single = \count($this->masks) === 1;
+        if ($this->single) {
+            $this->key = (int) \array_key_first($this->masks);
+            $this->stream = $this->streams[$this->key];
+        }
     }
 
     /** @param array<int, int> $masks */

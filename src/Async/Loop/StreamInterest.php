@@ -20,6 +20,8 @@ final class StreamInterest
 {
     /** Fibers waiting directly: they keep the loop running like referenced callbacks. */
     public int $waiting = 0;
+    /** Streams watched, counted once per direction: the loop polls while this is above 0. */
+    public int $watched = 0;
     /** @var FiberSuspension<mixed>|null the waiter polling inline: readiness sets $inlineReady instead of resuming it */
     public ?FiberSuspension $inlineWaiter = null;
     public bool $inlineReady = false;
@@ -45,12 +47,6 @@ final class StreamInterest
     ) {
     }
 
-    /** True when no stream is watched or waited on. */
-    public function isEmpty(): bool
-    {
-        return $this->readWaiters === [] && $this->writeWaiters === [] && $this->readWatches === [] && $this->writeWatches === [];
-    }
-
     /**
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension
@@ -63,6 +59,7 @@ final class StreamInterest
         }
         if (!isset($this->readWatches[$key])) {
             $this->poller->watchRead($key, $stream); // may throw: then nothing is registered
+            $this->watched++;
         }
         $this->readWaiters[$key] = $suspension;
         $this->waiting++;
@@ -80,6 +77,7 @@ final class StreamInterest
         }
         if (!isset($this->writeWatches[$key])) {
             $this->poller->watchWrite($key, $stream);
+            $this->watched++;
         }
         $this->writeWaiters[$key] = $suspension;
         $this->waiting++;
@@ -99,6 +97,7 @@ final class StreamInterest
         $this->waiting--;
         if (!isset($this->readWatches[$key])) {
             $this->poller->unwatchRead($key);
+            $this->watched--;
         }
 
         return true;
@@ -114,6 +113,7 @@ final class StreamInterest
         $this->waiting--;
         if (!isset($this->writeWatches[$key])) {
             $this->poller->unwatchWrite($key);
+            $this->watched--;
         }
 
         return true;
@@ -126,11 +126,13 @@ final class StreamInterest
         if ($watch->type === CallbackType::Readable) {
             if (!isset($this->readWatches[$key]) && !isset($this->readWaiters[$key])) {
                 $this->poller->watchRead($key, $watch->stream);
+                $this->watched++;
             }
             $this->readWatches[$key][$watch->id] = $watch;
         } else {
             if (!isset($this->writeWatches[$key]) && !isset($this->writeWaiters[$key])) {
                 $this->poller->watchWrite($key, $watch->stream);
+                $this->watched++;
             }
             $this->writeWatches[$key][$watch->id] = $watch;
         }
@@ -145,6 +147,7 @@ final class StreamInterest
                 unset($this->readWatches[$key]);
                 if (!isset($this->readWaiters[$key])) {
                     $this->poller->unwatchRead($key);
+                    $this->watched--;
                 }
             }
         } else {
@@ -153,6 +156,7 @@ final class StreamInterest
                 unset($this->writeWatches[$key]);
                 if (!isset($this->writeWaiters[$key])) {
                     $this->poller->unwatchWrite($key);
+                    $this->watched--;
                 }
             }
         }
@@ -173,6 +177,7 @@ final class StreamInterest
                 $this->waiting--;
                 if (!isset($this->readWatches[$key])) {
                     $this->poller->unwatchRead($key);
+                    $this->watched--;
                 }
                 if ($waiter === $this->inlineWaiter) {
                     $this->inlineReady = true;
@@ -192,6 +197,7 @@ final class StreamInterest
                 $this->waiting--;
                 if (!isset($this->writeWatches[$key])) {
                     $this->poller->unwatchWrite($key);
+                    $this->watched--;
                 }
                 if ($waiter === $this->inlineWaiter) {
                     $this->inlineReady = true;
@@ -214,7 +220,17 @@ final class StreamInterest
     /** A stream the poller gave up on (it left the poll): its waiters and callbacks get $error. */
     private function fail(int $key, \Throwable $error): void
     {
-        foreach ([$this->readWaiters[$key] ?? null, $this->writeWaiters[$key] ?? null] as $waiter) {
+        $readWaiter = $this->readWaiters[$key] ?? null;
+        $writeWaiter = $this->writeWaiters[$key] ?? null;
+        unset($this->readWaiters[$key], $this->writeWaiters[$key]);
+        // A waiter without callbacks beside it was its direction's whole interest.
+        if ($readWaiter !== null && !isset($this->readWatches[$key])) {
+            $this->watched--;
+        }
+        if ($writeWaiter !== null && !isset($this->writeWatches[$key])) {
+            $this->watched--;
+        }
+        foreach ([$readWaiter, $writeWaiter] as $waiter) {
             if ($waiter === null) {
                 continue;
             }
@@ -225,7 +241,6 @@ final class StreamInterest
                 $waiter->throw($error);
             }
         }
-        unset($this->readWaiters[$key], $this->writeWaiters[$key]);
         foreach ([...$this->readWatches[$key] ?? [], ...$this->writeWatches[$key] ?? []] as $watch) {
             ($this->failWatch)($watch, $error);
         }
