@@ -130,6 +130,10 @@ final class Async
      */
     public static function isReadableNow(mixed $stream): bool
     {
+        $driver = EventLoop::getDriver();
+        if ($driver instanceof BobbinDriver) {
+            return $driver->isReadableNow($stream); // on epoll: past descriptor 1024 too
+        }
         $read = [$stream];
         $write = $except = null;
 

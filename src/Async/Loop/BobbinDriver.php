@@ -76,6 +76,17 @@ final class BobbinDriver implements Driver
         return $this->poller->descriptorCeiling();
     }
 
+    /**
+     * Whether $stream has something to read right now (Poller::isReadableNow()): unlike
+     * stream_select(), on epoll also for descriptors numbered 1024 and above.
+     *
+     * @param resource $stream
+     */
+    public function isReadableNow(mixed $stream): bool
+    {
+        return $this->poller->isReadableNow($stream);
+    }
+
     /** Which poller this driver waits with (SelectPoller or EpollPoller). */
     public function poller(): Poller
     {

@@ -159,6 +159,13 @@ final class EpollPoller implements Poller
         return $ready;
     }
 
+    public function isReadableNow(mixed $stream): bool
+    {
+        $fd = $this->descriptors->numberOf($stream);
+
+        return $fd >= 0 && $this->epoll->isReadableNow($fd);
+    }
+
     public function descriptorCeiling(): ?int
     {
         return null;

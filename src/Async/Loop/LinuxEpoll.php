@@ -9,8 +9,8 @@ use FFI\CData;
 
 /**
  * One epoll instance, through FFI to libc: epoll_create1, epoll_ctl, epoll_pwait2 (epoll_wait
- * where glibc lacks it). Only system calls and their errors here; EpollPoller decides what to
- * register.
+ * where glibc lacks it), and poll(2) for a one-off check. Only system calls and their errors
+ * here; EpollPoller decides what to register.
  *
  * The instance is created by open(), not by the constructor: a process that never polls (the
  * master, which forks workers) holds no epoll descriptor its children would share.
@@ -35,6 +35,7 @@ final class LinuxEpoll
     public const EEXIST = 17;
 
     private const CLOEXEC = 0x80000;
+    private const POLLIN = 0x001;
     /** Ready descriptors taken per wait; more stay ready (level-triggered) for the next one. */
     private const MAX_EVENTS = 512;
     /** Timeouts from here on are waited in milliseconds; shorter ones in nanoseconds (epoll_pwait2). */
@@ -51,6 +52,8 @@ final class LinuxEpoll
         int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
         int close(int fd);
         int *__errno_location(void);
+        struct pollfd { int fd; short events; short revents; };
+        int poll(struct pollfd *fds, unsigned long nfds, int timeout);
         C;
     private const PWAIT2 = <<<'C'
         struct timespec { long tv_sec; long tv_nsec; };
@@ -67,6 +70,7 @@ final class LinuxEpoll
     /** struct epoll_event[MAX_EVENTS]: what the last wait() found, read by EpollPoller in place. */
     public readonly CData $events;
     private readonly CData $event;
+    private readonly CData $poll;
     private readonly ?CData $timespec;
     private readonly ?CData $timespecAddress;
     private int $epfd = -1;
@@ -77,6 +81,7 @@ final class LinuxEpoll
     {
         [$this->lib, $hasPwait2] = self::bind();
         $this->event = $this->lib->new('struct epoll_event') ?? throw new EpollUnavailableException('FFI::new() failed');
+        $this->poll = $this->lib->new('struct pollfd') ?? throw new EpollUnavailableException('FFI::new() failed');
         $this->events = $this->lib->new(\sprintf('struct epoll_event[%d]', self::MAX_EVENTS)) ?? throw new EpollUnavailableException('FFI::new() failed');
         $this->timespec = $hasPwait2 ? $this->lib->new('struct timespec') : null;
         $this->timespecAddress = $this->timespec === null ? null : FFI::addr($this->timespec);
@@ -158,6 +163,20 @@ final class LinuxEpoll
         }
 
         return $count;
+    }
+
+    /**
+     * Whether $fd has something to read (data, an end of stream, an error) right now: one
+     * zero-timeout poll(2), for descriptors stream_select() cannot take (1024 and above).
+     */
+    public function isReadableNow(int $fd): bool
+    {
+        $poll = $this->poll;
+        $poll->fd = $fd; // @phpstan-ignore property.notFound (struct pollfd)
+        $poll->events = self::POLLIN; // @phpstan-ignore property.notFound (struct pollfd)
+        $poll->revents = 0; // @phpstan-ignore property.notFound (struct pollfd)
+
+        return $this->lib->poll(FFI::addr($poll), 1, 0) === 1; // @phpstan-ignore method.notFound (declared in DECLARATIONS)
     }
 
     private function errno(): int

@@ -46,6 +46,14 @@ interface Poller
      */
     public function wait(?float $timeout, array &$readable, array &$writable, array &$failed): int;
 
+    /**
+     * Whether $stream has something to read (data, an end of stream, an error) right now: a
+     * zero-timeout check of that one stream, whether it is watched or not.
+     *
+     * @param resource $stream
+     */
+    public function isReadableNow(mixed $stream): bool;
+
     /** The highest descriptor number plus one this poller can watch, or null when only RLIMIT_NOFILE bounds it. */
     public function descriptorCeiling(): ?int;
 }

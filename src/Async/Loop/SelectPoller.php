@@ -77,6 +77,14 @@ final class SelectPoller implements Poller
         throw new \Error('stream_select() failed: ' . $message);
     }
 
+    public function isReadableNow(mixed $stream): bool
+    {
+        $read = [$stream];
+        $write = $except = null;
+
+        return @\stream_select($read, $write, $except, 0, 0) === 1;
+    }
+
     public function descriptorCeiling(): int
     {
         return self::SELECTABLE_DESCRIPTORS;

@@ -486,6 +486,21 @@ abstract class DirectStreamWaitContract extends DriverTestCase
         );
     }
 
+    public function testIsReadableNowTellsDataAndEndOfStreamWithoutWaiting(): void
+    {
+        $driver = $this->bobbin();
+        [$reader, $writer] = self::socketPair();
+
+        self::assertFalse($driver->isReadableNow($reader), 'nothing sent yet');
+        \fwrite($writer, 'x');
+        self::assertTrue($driver->isReadableNow($reader), 'data');
+        \fread($reader, 1);
+        self::assertFalse($driver->isReadableNow($reader), 'data read');
+        \fclose($writer);
+        self::assertTrue($driver->isReadableNow($reader), 'end of stream');
+        self::assertFalse($driver->isRunning());
+    }
+
     /**
      * Fills $socket's send buffer until a non-blocking write takes nothing more.
      *

@@ -76,6 +76,21 @@ final class EpollDescriptorsTest extends DriverTestCase
         self::assertSame('called', $callbackRead);
     }
 
+    public function testIsReadableNowAnswersForAStreamNumberedAbove1024(): void
+    {
+        $this->openDescriptorsUpTo(1100);
+        [$reader, $writer] = self::socketPair();
+        self::assertGreaterThan(1024, StreamDescriptors::instance()->numberOf($reader));
+
+        self::assertFalse(Async::isReadableNow($reader), 'nothing sent yet');
+        \fwrite($writer, 'x');
+        self::assertTrue(Async::isReadableNow($reader), 'data');
+        \fread($reader, 1);
+        self::assertFalse(Async::isReadableNow($reader), 'data read');
+        \fclose($writer);
+        self::assertTrue(Async::isReadableNow($reader), 'end of stream');
+    }
+
     private function openDescriptorsUpTo(int $count): void
     {
         $limits = \posix_getrlimit();
