@@ -35,19 +35,8 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
     exit(0);
 }
 
-$root = $argv[1] ?? '';
-if ($root === '' || !\is_file($root . '/bin/bobbin')) {
-    \fwrite(\STDERR, "Usage: php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]\n");
-    exit(2);
-}
-$options = [];
-foreach (\array_slice($argv, 2) as $argument) {
-    if (\preg_match('/^--([a-z-]+)=(.*)$/', $argument, $m) !== 1) {
-        \fwrite(\STDERR, "Unknown argument $argument\n");
-        exit(2);
-    }
-    $options[$m[1]] = $m[2];
-}
+require __DIR__ . '/options.php';
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]');
 $idle = (int) ($options['idle'] ?? 0);
 $connections = (int) ($options['connections'] ?? 50);
 $duration = (int) ($options['duration'] ?? 5);

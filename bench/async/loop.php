@@ -18,19 +18,8 @@ declare(strict_types=1);
  *            (an operation is one delay).
  */
 
-$root = $argv[1] ?? '';
-if ($root === '' || !\is_file($root . '/vendor/autoload.php')) {
-    \fwrite(\STDERR, "Usage: php bench/async/loop.php ROOT [--case=pingpong|timers] [--pairs=N] [--idle=N] [--rounds=N] [--timeout]\n");
-    exit(2);
-}
-$options = [];
-foreach (\array_slice($argv, 2) as $argument) {
-    if (\preg_match('/^--([a-z]+)(?:=(.*))?$/', $argument, $m) !== 1) {
-        \fwrite(\STDERR, "Unknown argument $argument\n");
-        exit(2);
-    }
-    $options[$m[1]] = $m[2] ?? true;
-}
+require __DIR__ . '/options.php';
+[$root, $options] = benchArguments($argv, 'php bench/async/loop.php ROOT [--case=pingpong|timers] [--pairs=N] [--idle=N] [--rounds=N] [--timeout]');
 $case = (string) ($options['case'] ?? 'pingpong');
 $pairs = (int) ($options['pairs'] ?? 50);
 $idle = (int) ($options['idle'] ?? 0);
