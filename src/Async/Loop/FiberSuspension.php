@@ -7,7 +7,7 @@ namespace Bobbin\Async\Loop;
 use Revolt\EventLoop\Suspension;
 
 /**
- * The suspension of one fiber (or of {main}) under SelectDriver. Resuming never switches fibers
+ * The suspension of one fiber (or of {main}) under BobbinDriver. Resuming never switches fibers
  * at once: it queues the fiber for the loop, which resumes it directly, without the callback
  * fiber or a closure in between.
  *
@@ -28,7 +28,7 @@ final class FiberSuspension implements Suspension
     private ?\Fiber $suspendedFiber = null;
 
     /** @param \Fiber<mixed, mixed, mixed, mixed>|null $fiber */
-    public function __construct(private readonly SelectDriver $driver, ?\Fiber $fiber)
+    public function __construct(private readonly FiberScheduler $scheduler, ?\Fiber $fiber)
     {
         $this->fiberRef = $fiber === null ? null : \WeakReference::create($fiber);
     }
@@ -56,7 +56,7 @@ final class FiberSuspension implements Suspension
             }
         }
 
-        return $this->driver->runFromMain($this);
+        return $this->scheduler->runFromMain($this);
     }
 
     /**
@@ -77,9 +77,9 @@ final class FiberSuspension implements Suspension
         }
         $this->pending = false;
         if ($this->suspendedFiber !== null) {
-            $this->driver->scheduleResume($this->suspendedFiber, $value);
+            $this->scheduler->scheduleResume($this->suspendedFiber, $value);
         } elseif ($this->fiberRef === null) {
-            $this->driver->interruptWith(static fn () => $value);
+            $this->scheduler->interruptWith(static fn () => $value);
         }
     }
 
@@ -90,9 +90,9 @@ final class FiberSuspension implements Suspension
         }
         $this->pending = false;
         if ($this->suspendedFiber !== null) {
-            $this->driver->scheduleThrow($this->suspendedFiber, $throwable);
+            $this->scheduler->scheduleThrow($this->suspendedFiber, $throwable);
         } elseif ($this->fiberRef === null) {
-            $this->driver->interruptWith(static fn () => throw $throwable);
+            $this->scheduler->interruptWith(static fn () => throw $throwable);
         }
     }
 }
