@@ -179,6 +179,15 @@ final class Async
         return \Fiber::getCurrent();
     }
 
+    /**
+     * Keeps $state per fiber from now on: saved when a fiber starts to wait, restored when it
+     * continues (FiberLocalState). For state PHP or a library keeps per process.
+     */
+    public static function keepPerFiber(FiberLocalState $state): void
+    {
+        Internal\FiberLocalStates::$states[] = $state;
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

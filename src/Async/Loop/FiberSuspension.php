@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Async\Loop;
 
+use Bobbin\Async\Internal\FiberLocalStates;
+
 use Revolt\EventLoop\Suspension;
 
 /**
@@ -45,15 +47,28 @@ final class FiberSuspension implements Suspension
         $this->pending = true;
         if ($fiber !== null) {
             $this->suspendedFiber = $fiber;
+            $saved = FiberLocalStates::$states === [] ? null : FiberLocalStates::leave();
             try {
-                return \Fiber::suspend();
-            } catch (\FiberError $error) {
-                $this->pending = false;
+                $value = \Fiber::suspend();
+            } catch (\Throwable $error) {
+                if ($error instanceof \FiberError) {
+                    $this->pending = false;
+                }
+                // A fiber destroyed while it waits unwinds without a Throwable, and must not
+                // restore its state into whoever destroyed it: only here and below.
+                if ($saved !== null) {
+                    FiberLocalStates::enter($saved);
+                }
 
                 throw $error;
             } finally {
                 $this->suspendedFiber = null;
             }
+            if ($saved !== null) {
+                FiberLocalStates::enter($saved);
+            }
+
+            return $value;
         }
 
         return $this->scheduler->runFromMain($this);
