@@ -5,7 +5,7 @@ declare(strict_types=1);
 /*
  * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
  *
- * Server CPU per request of `bin/bobbin serve examples/hello.php --workers=1` from the checkout
+ * Server CPU per request of `bin/bobbin serve examples/hello.php --workers=1 [--single-process]` from the checkout
  * at ROOT, pinned to one core (taskset), under `wrk -t1 -cN -dS` pinned to the other, with
  * --idle=N more keep-alive connections held open and silent meanwhile (each sent one request
  * first, so the server holds them as idle keep-alive connections). The loop driver is whatever
@@ -87,6 +87,10 @@ $port = freePort();
 $log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
 $command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $root . '/examples/hello.php',
     '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
+if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'")) {
+    // Newer checkouts supervise even one worker; the CPU read below is this one process's.
+    $command[] = '--single-process';
+}
 $server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes);
 if (!\is_resource($server)) {
     exit(1);
