@@ -4,6 +4,11 @@ declare(strict_types=1);
 
 /*
  * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
+ *                          [--crud --database-url=URL]
+ *
+ * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
+ * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
+ * running POST, GET, PUT, DELETE), and the figure is server CPU per CRUD cycle.
  *
  * Server CPU per request of `bin/bobbin serve examples/hello.php --workers=1 [--single-process]` from the checkout
  * at ROOT, pinned to one core (taskset), under `wrk -t1 -cN -dS` pinned to the other, with
@@ -36,7 +41,9 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL]');
+$crud = isset($options['crud']);
+$databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
 $idle = (int) ($options['idle'] ?? 0);
 $connections = (int) ($options['connections'] ?? 50);
 $duration = (int) ($options['duration'] ?? 5);
@@ -85,13 +92,13 @@ function idleConnection(int $port)
 
 $port = freePort();
 $log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
-$command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $root . '/examples/hello.php',
+$command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $root . ($crud ? '/apps/aircraft/server.php' : '/examples/hello.php'),
     '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
 if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'")) {
     // Newer checkouts supervise even one worker; the CPU read below is this one process's.
     $command[] = '--single-process';
 }
-$server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes);
+$server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes, null, [...\getenv(), 'DATABASE_URL' => $databaseUrl]);
 if (!\is_resource($server)) {
     exit(1);
 }
@@ -115,19 +122,42 @@ try {
     \usleep(200_000);
 
     $cpuBefore = processCpu($pid);
-    $output = (string) \shell_exec(\sprintf(
-        'taskset -c %s wrk -t1 -c%d -d%ds http://127.0.0.1:%d/ 2>&1',
-        \escapeshellarg($loadCpu),
-        $connections,
-        $duration,
-        $port,
-    ));
-    $cpu = processCpu($pid) - $cpuBefore;
-    if (\preg_match('/(\d+) requests in ([\d.]+)s/', $output, $m) !== 1) {
-        throw new \RuntimeException("wrk said:\n$output");
+    if ($crud) {
+        $loadgen = \dirname(__DIR__) . '/loadgen/build/bobbin-crud-load';
+        if (!\is_executable($loadgen)) {
+            \shell_exec('make -s -C ' . \escapeshellarg(\dirname(__DIR__) . '/loadgen'));
+        }
+        $output = (string) \shell_exec(\sprintf(
+            'taskset -c %s %s --url=http://127.0.0.1:%d --connections=%d --duration=%d --nonce=%s 2>&1',
+            \escapeshellarg($loadCpu),
+            \escapeshellarg($loadgen),
+            $port,
+            $connections,
+            $duration,
+            \uniqid(),
+        ));
+        $cpu = processCpu($pid) - $cpuBefore;
+        $result = \preg_match('/^RESULT (\{.*\})$/m', $output, $r) === 1 ? \json_decode($r[1], true) : null;
+        if (!\is_array($result)) {
+            throw new \RuntimeException("bobbin-crud-load said:\n$output");
+        }
+        $m = [1 => $result['cycles'], 2 => $result['seconds']];
+        $errors = ($result['failed_cycles'] ?? 0) > 0 ? 'failed cycles: ' . $result['failed_cycles'] : '';
+    } else {
+        $output = (string) \shell_exec(\sprintf(
+            'taskset -c %s wrk -t1 -c%d -d%ds http://127.0.0.1:%d/ 2>&1',
+            \escapeshellarg($loadCpu),
+            $connections,
+            $duration,
+            $port,
+        ));
+        $cpu = processCpu($pid) - $cpuBefore;
+        if (\preg_match('/(\d+) requests in ([\d.]+)s/', $output, $m) !== 1) {
+            throw new \RuntimeException("wrk said:\n$output");
+        }
+        $errors = \preg_match('/Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/', $output, $e) === 1 ? $e[0] : '';
     }
     $requests = (int) $m[1];
-    $errors = \preg_match('/Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/', $output, $e) === 1 ? $e[0] : '';
     if ($holder !== null) {
         \fclose($holderPipes[0]);
         $errors .= \trim((string) \stream_get_contents($holderPipes[1]));
@@ -137,7 +167,7 @@ try {
     echo \json_encode([
         'driver' => \getenv('BOBBIN_LOOP_DRIVER') ?: 'default', 'idle' => $idle, 'connections' => $connections,
         'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
-        'cpu_us_per_request' => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
+        ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
         'max_connections_lowered_to' => $capped, 'errors' => \trim($errors),
     ]), "\n";
 } finally {
