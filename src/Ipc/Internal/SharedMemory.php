@@ -98,10 +98,10 @@ final class SharedMemory
         return new self($lib, $address, $size);
     }
 
-    /** A char pointer $offset bytes into the segment. */
-    public function pointer(int $offset): CData
+    /** The ring that starts $offset bytes into the segment. */
+    public function ring(int $offset): MappedRing
     {
-        return self::cast($this->lib, 'char*', $this->address + $offset);
+        return new MappedRing($this, self::cast($this->lib, 'char*', $this->address + $offset));
     }
 
     private static function cast(FFI $lib, string $type, int $address): CData

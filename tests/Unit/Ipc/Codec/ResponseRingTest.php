@@ -1,0 +1,229 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Unit\Ipc\Codec;
+
+use Bobbin\Ipc\Codec\ResponseRing;
+use Bobbin\Ipc\Codec\RingRecord;
+use Bobbin\Ipc\IpcException;
+use Bobbin\Tests\Support\Ipc\CollectedResponses;
+use Bobbin\Tests\Support\Ipc\StringRing;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Reading the response ring: records between the head and the published tail, wrap markers, and
+ * every position or length a daemon could get wrong. A wrong one must be an IpcException, never
+ * a read outside the ring (StringRing throws on one; in the mapped ring it kills the process).
+ */
+final class ResponseRingTest extends TestCase
+{
+    private const CAPACITY = 64;
+
+    /** A record as the daemon writes it: length word 4 + n, id, payload, zeros to a multiple of 8. */
+    private static function record(int $id, string $payload): string
+    {
+        $record = \pack('VV', \strlen($payload) + 4, $id) . $payload;
+
+        return \str_pad($record, (\strlen($record) + 7) & ~7, "\0");
+    }
+
+    /**
+     * Drains $memory from $head to $tail; returns what was delivered, the new head and the
+     * violation that stopped it, if any.
+     *
+     * @return array{list<array{int, string}>, int, ?IpcException}
+     */
+    private static function drain(StringRing $memory, int $head, int $tail): array
+    {
+        $ring = new ResponseRing(self::CAPACITY, $head);
+        $sink = new CollectedResponses();
+        try {
+            $count = $ring->drain($tail, $memory, $sink);
+            self::assertCount($count, $sink->responses, 'drain() counts what it delivered');
+        } catch (IpcException $violation) {
+            return [$sink->responses, $ring->head(), $violation];
+        }
+
+        return [$sink->responses, $ring->head(), null];
+    }
+
+    public function testRecordsUpToTheTailAreDeliveredByTheirIdsAndTheHeadMovesToTheTail(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))
+            ->put(0, self::record(7, 'seven') . self::record(3, '') . self::record(9, '12345678'));
+
+        [$answers, $head, $violation] = self::drain($memory, 0, 16 + 8 + 16);
+
+        self::assertNull($violation);
+        self::assertSame([[7, 'seven'], [3, ''], [9, '12345678']], $answers);
+        self::assertSame(40, $head);
+    }
+
+    public function testNothingIsReadWhenTheTailIsAtTheHead(): void
+    {
+        [$answers, $head, $violation] = self::drain(new StringRing(self::CAPACITY), 128, 128);
+
+        self::assertNull($violation);
+        self::assertSame([], $answers);
+        self::assertSame(128, $head);
+    }
+
+    public function testAWrapMarkerSkipsToTheStartOfTheRing(): void
+    {
+        // Head at 48 in the third lap (position 176): a marker, then a record at offset 0.
+        $memory = (new StringRing(self::CAPACITY))
+            ->put(48, RingRecord::WRAP_MARKER)
+            ->put(0, self::record(5, 'after the wrap'));
+
+        [$answers, $head, $violation] = self::drain($memory, 176, 192 + 24);
+
+        self::assertNull($violation);
+        self::assertSame([[5, 'after the wrap']], $answers);
+        self::assertSame(216, $head);
+    }
+
+    public function testRecordsThatEndAtTheRingsEndGoOnAtItsStartWithoutAMarker(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))
+            ->put(48, self::record(1, 'end'))
+            ->put(0, self::record(2, 'start'));
+
+        [$answers, $head, $violation] = self::drain($memory, 48, 64 + 16);
+
+        self::assertNull($violation);
+        self::assertSame([[1, 'end'], [2, 'start']], $answers);
+        self::assertSame(80, $head);
+    }
+
+    public function testIdsAreReadAsUnsigned32BitNumbers(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))->put(0, self::record(0xFFFFFFFF, 'last id'));
+
+        [$answers] = self::drain($memory, 0, 16);
+
+        self::assertSame([[0xFFFFFFFF, 'last id']], $answers);
+    }
+
+    public function testATailBehindTheHeadIsAViolation(): void
+    {
+        // A u64 tail of 2^64 - 16 reads as -16 in PHP: a read of that many bytes would crash.
+        [$answers, , $violation] = self::drain(new StringRing(self::CAPACITY), 0, -16);
+
+        self::assertSame([], $answers);
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon published a response position outside its ring (tail -16, head 0, capacity 64)', $violation->getMessage());
+    }
+
+    public function testATailMoreThanARingAheadIsAViolation(): void
+    {
+        [, , $violation] = self::drain(new StringRing(self::CAPACITY), 8, 8 + self::CAPACITY + 8);
+
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon published a response position outside its ring (tail 80, head 8, capacity 64)', $violation->getMessage());
+    }
+
+    public function testATailExactlyARingAheadIsAFullRing(): void
+    {
+        $memory = new StringRing(self::CAPACITY);
+        for ($i = 0; $i < 4; $i++) {
+            $memory->put($i * 16, self::record($i + 1, "r$i"));
+        }
+
+        [$answers, $head, $violation] = self::drain($memory, 0, self::CAPACITY);
+
+        self::assertNull($violation);
+        self::assertCount(4, $answers);
+        self::assertSame(self::CAPACITY, $head);
+    }
+
+    public function testAWrapMarkerThatSkipsPastTheTailIsAViolation(): void
+    {
+        // One 8-byte record published that is a wrap marker: skipping to the ring's start would
+        // put the head past the tail.
+        $memory = (new StringRing(self::CAPACITY))->put(0, RingRecord::WRAP_MARKER);
+
+        [$answers, , $violation] = self::drain($memory, 0, 8);
+
+        self::assertSame([], $answers);
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
+    }
+
+    public function testALengthWordUnderFourIsAViolation(): void
+    {
+        // Three bytes would not even hold the id: the record's payload length would be -1.
+        $memory = (new StringRing(self::CAPACITY))->put(0, \pack('VV', 3, 1));
+
+        [$answers, , $violation] = self::drain($memory, 0, 8);
+
+        self::assertSame([], $answers);
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
+    }
+
+    public function testARecordReachingPastTheTailIsAViolation(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))->put(0, self::record(1, \str_repeat('x', 20)));
+
+        [, , $violation] = self::drain($memory, 0, 16);
+
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
+    }
+
+    public function testARecordReachingPastTheRingsEndIsAViolation(): void
+    {
+        // Length word 44 at offset 48: the record would run to 104 in a 64-byte ring.
+        $memory = (new StringRing(self::CAPACITY))->put(48, \pack('VV', 44, 1));
+
+        [, , $violation] = self::drain($memory, 48, 48 + 56);
+
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
+    }
+
+    public function testATailInsideARecordHeaderIsATruncatedRecord(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))->put(0, self::record(1, 'whole') . \pack('V', 12));
+
+        [$answers, , $violation] = self::drain($memory, 0, 16 + 4);
+
+        self::assertSame([[1, 'whole']], $answers, 'the records before it are delivered');
+        self::assertInstanceOf(IpcException::class, $violation);
+        self::assertSame('The IPC daemon wrote a truncated response record', $violation->getMessage());
+    }
+
+    public function testTheOnlyRecordIsTakenAsTheSoleAnswer(): void
+    {
+        $memory = (new StringRing(self::CAPACITY))->put(16, self::record(4, 'sole'));
+        $ring = new ResponseRing(self::CAPACITY, 16);
+
+        self::assertSame('sole', $ring->takeSole(32, $memory, 4));
+        self::assertSame(32, $ring->head());
+    }
+
+    /** @return iterable<string, array{int, int, string, int}> head, tail, bytes at the head, id asked */
+    public static function notASoleAnswer(): iterable
+    {
+        yield 'nothing published' => [0, 0, '', 1];
+        yield 'another id' => [0, 16, self::record(2, 'x'), 1];
+        yield 'two records' => [0, 32, self::record(1, 'x') . self::record(2, 'y'), 1];
+        yield 'a wrap marker' => [48, 80, RingRecord::WRAP_MARKER, 1];
+        yield 'a record reaching past the tail' => [0, 16, self::record(1, \str_repeat('x', 20)), 1];
+        yield 'a length word under four' => [0, 16, \pack('VV', 2, 1), 1];
+        yield 'a tail behind the head' => [32, 0, '', 1];
+        yield 'a tail more than a ring ahead' => [0, 1000, self::record(1, 'x'), 1];
+    }
+
+    #[DataProvider('notASoleAnswer')]
+    public function testAnythingButTheOneRecordAskedForIsLeftToDrain(int $head, int $tail, string $bytes, int $id): void
+    {
+        $memory = (new StringRing(self::CAPACITY))->put($head % self::CAPACITY, $bytes);
+        $ring = new ResponseRing(self::CAPACITY, $head);
+
+        self::assertNull($ring->takeSole($tail, $memory, $id));
+        self::assertSame($head, $ring->head(), 'nothing consumed');
+    }
+}
