@@ -17,34 +17,29 @@ use Bobbin\Ipc\IpcException;
  * - a record has a length word of at least 4 (its id) and lies, padding included, between the
  *   head and the tail without crossing the ring's end.
  *
+ * The connection keeps the positions (the head is what it publishes) and makes the lone
+ * caller's read itself (soleOffset()); this class holds the rules.
+ *
  * @internal
  */
 final class ResponseRing
 {
-    /**
-     * @param int $capacity bytes, at least 16 and 8-aligned, and $head not negative: both as
-     *        SegmentOffer::checkHeader() checked them
-     */
-    public function __construct(private readonly int $capacity, private int $head)
+    /** @param int $capacity bytes, at least 16 and 8-aligned (SegmentOffer::checkHeader()) */
+    public function __construct(private readonly int $capacity)
     {
     }
 
-    /** Bytes ever consumed from the ring: the head to publish. */
-    public function head(): int
-    {
-        return $this->head;
-    }
-
     /**
-     * Hands every record up to $tail to $sink (by the id in the record) and returns how many;
-     * the head moves to $tail.
+     * Hands every record between $head and $tail to $sink (by the id in the record) and returns
+     * how many; the head is then $tail.
      *
+     * @param int $head what we consumed so far (not negative: SegmentOffer::checkHeader())
+     * @param int $tail what the daemon published
      * @throws IpcException when a position or record breaks the rules above (the records
      *         before it have been handed out; the ring is not to be read again)
      */
-    public function drain(int $tail, RingMemory $memory, ResponseSink $sink): int
+    public function drain(int $head, int $tail, RingMemory $memory, ResponseSink $sink): int
     {
-        $head = $this->head;
         $capacity = $this->capacity;
         if ($tail < $head || $tail - $head > $capacity) {
             throw new IpcException(\sprintf('The IPC daemon published a response position outside its ring (tail %d, head %d, capacity %d)', $tail, $head, $capacity));
@@ -82,32 +77,43 @@ final class ResponseRing
             }
             $head += $run;
         }
-        $this->head = $head;
 
         return $drained;
     }
 
     /**
-     * The answer to $id when it is the one and only record between the head and $tail, and does
-     * not cross the ring's end; else null, and nothing is consumed (drain() deals with those).
-     * For the only request in flight, whose answer usually is all there is.
+     * For the only request in flight, whose answer usually is all there is: the offset in the
+     * ring where the $tail - $head bytes published could be exactly one record (at least 16
+     * bytes, not crossing the ring's end), else -1 (drain() deals with those). The caller reads
+     * them there and hands them to takeSole(). Not one call that reads through RingMemory: on
+     * this path that cost ~0.1 us per request, and an array of offset and length ~0.15 us
+     * (docs/IPC.md, "Code").
      */
-    public function takeSole(int $tail, RingMemory $memory, int $id): ?string
+    public function soleOffset(int $head, int $tail): int
     {
-        $head = $this->head;
         $available = $tail - $head;
         $offset = $head % $this->capacity;
-        if ($available < 16 || $offset + $available > $this->capacity) {
-            return null;
-        }
-        $chunk = $memory->read($offset, $available);
-        $record = \unpack('V2', $chunk);
-        \assert($record !== false); // $available >= 16
-        if ($record[2] !== $id || $record[1] < 4 || (($record[1] + 11) & ~7) !== $available) {
-            return null;
-        }
-        $this->head = $head + $available;
 
-        return \substr($chunk, 8, $record[1] - 4);
+        return $available >= 16 && $offset + $available <= $this->capacity ? $offset : -1;
+    }
+
+    /**
+     * The answer to $id when $bytes, read at soleOffset(), are exactly its record (the head may
+     * then move to the tail); else null: another id, a length that does not fill them.
+     */
+    public function takeSole(string $bytes, int $id): ?string
+    {
+        $length = \strlen($bytes);
+        if ($length < 16) {
+            return null;
+        }
+        $record = \unpack('V2', $bytes);
+        \assert($record !== false); // 16 bytes or more
+        // A length word under 4 cannot fill 16 bytes or more: no check of its own.
+        if ($record[2] !== $id || (($record[1] + 11) & ~7) !== $length) {
+            return null;
+        }
+
+        return \substr($bytes, 8, $record[1] - 4);
     }
 }

@@ -101,7 +101,13 @@ final class SharedMemory
     /** The ring that starts $offset bytes into the segment. */
     public function ring(int $offset): MappedRing
     {
-        return new MappedRing($this, self::cast($this->lib, 'char*', $this->address + $offset));
+        return new MappedRing($this, $this->pointer($offset));
+    }
+
+    /** A char pointer $offset bytes into the segment. */
+    public function pointer(int $offset): CData
+    {
+        return self::cast($this->lib, 'char*', $this->address + $offset);
     }
 
     private static function cast(FFI $lib, string $type, int $address): CData

@@ -16,6 +16,7 @@ use Bobbin\Ipc\Codec\SegmentOffer;
 use Bobbin\Ipc\Codec\ShmHandshake;
 use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Ipc\IpcException;
+use FFI;
 use FFI\CData;
 use Socket;
 
@@ -48,6 +49,14 @@ final class ShmConnection extends AbstractConnection
     private readonly ResponseRing $responses;
     private readonly MappedRing $requestMemory;
     private readonly MappedRing $responseMemory;
+    /** char* to the request ring's first byte, for the lone caller's write. */
+    private readonly CData $requestStart;
+    /** char* to the response ring's first byte, for the lone caller's read. */
+    private readonly CData $responseStart;
+    /** Bytes ever produced into the request ring: what we publish as its tail. */
+    private int $requestTail;
+    /** Bytes ever consumed from the response ring: what we publish as its head. */
+    private int $responseHead;
     /** Id of the next ring record (u32, 0 skipped). */
     private int $nextId = 1;
     private bool $flushScheduled = false;
@@ -80,10 +89,14 @@ final class ShmConnection extends AbstractConnection
         parent::__construct();
         $this->positions = $memory->positions;
         $this->words = $memory->words;
-        $this->requestMemory = $memory->ring(SegmentOffer::RINGS_OFFSET);
-        $this->responseMemory = $memory->ring($segment->responseRingOffset());
-        $this->requests = new RequestRing($segment->requestCapacity, $requestTail);
-        $this->responses = new ResponseRing($segment->responseCapacity, $responseHead);
+        $this->requestStart = $memory->pointer(SegmentOffer::RINGS_OFFSET);
+        $this->requestMemory = new MappedRing($memory, $this->requestStart);
+        $this->responseStart = $memory->pointer($segment->responseRingOffset());
+        $this->responseMemory = new MappedRing($memory, $this->responseStart);
+        $this->requests = new RequestRing($segment->requestCapacity);
+        $this->responses = new ResponseRing($segment->responseCapacity);
+        $this->requestTail = $requestTail;
+        $this->responseHead = $responseHead;
         \stream_set_read_buffer($toClient, 0);
         \stream_set_write_buffer($toDaemon, 0);
     }
@@ -175,17 +188,35 @@ final class ShmConnection extends AbstractConnection
         if ($this->isSameCaller() && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->router->hasWaiters()) {
             // A lone caller: straight into the ring, a deferred send costs a loop turn. (Right
             // after a big drain many fibers are about to send: sending the first alone would
-            // split them.)
-            $this->outgoing = $bytes;
-            if ($this->flush()) {
-                // On a shared vCPU the daemon has usually answered before the doorbell write
-                // returned: take the answer without the router when it is the only record.
-                $answer = $this->takeLoneAnswer($id);
-                if ($answer === null && ($this->yieldScore >= 16 || (++$this->yieldMisses & 15) === 0)) {
-                    $answer = $this->yieldForLoneAnswer($id);
-                }
-                if ($answer !== null) {
-                    return $answer;
+            // split them.) Not through flush(): this is the path where a call shows.
+            $positions = $this->positions;
+            $tail = $this->requestTail;
+            $size = \strlen($bytes);
+            try {
+                $offset = $this->requests->claim($tail, (int) $positions[SharedMemory::REQUEST_HEAD], $size);
+            } catch (IpcException $violation) {
+                $this->lose($violation);
+                throw $this->lost();
+            }
+            if ($offset < 0) {
+                $this->outgoing = $bytes; // to wrap, or to wait for room
+                $this->flush();
+            } else {
+                FFI::memcpy($this->requestStart + $offset, $bytes, $size); // @phpstan-ignore binaryOp.invalid
+                // x86-64 keeps stores in order, so the record is visible before the new tail.
+                $this->requestTail = $positions[SharedMemory::REQUEST_TAIL] = $tail + $size;
+                if (@\fwrite($this->toDaemon, self::DOORBELL) !== 8) {
+                    $this->lose(new ConnectionLostException('The IPC daemon is gone (doorbell write failed)'));
+                } else {
+                    // On a shared vCPU the daemon has usually answered before the doorbell write
+                    // returned: take the answer without the router when it is the only record.
+                    $answer = $this->takeLoneAnswer($id);
+                    if ($answer === null && ($this->yieldScore >= 16 || (++$this->yieldMisses & 15) === 0)) {
+                        $answer = $this->yieldForLoneAnswer($id);
+                    }
+                    if ($answer !== null) {
+                        return $answer;
+                    }
                 }
             }
         } elseif (!$this->flushScheduled) {
@@ -194,7 +225,7 @@ final class ShmConnection extends AbstractConnection
             // copy and one doorbell at its end.
             $this->flushScheduled = true;
             $this->flushInParts = $this->daemonRunsElsewhere();
-            Async::defer($this->flushAtEndOfTick(...));
+            Async::defer($this->flush(...));
         } else {
             $this->outgoing .= $bytes;
             if ($this->flushInParts && \strlen($this->outgoing) >= self::PART_BYTES) {
@@ -218,39 +249,30 @@ final class ShmConnection extends AbstractConnection
         return $daemonCpu !== self::CPU_UNKNOWN && $daemonCpu !== $this->memory->currentCpu();
     }
 
-    private function flushAtEndOfTick(): void
-    {
-        $this->flush();
-    }
-
-    /**
-     * Copies as many queued records as the ring takes and rings the doorbell once; true when
-     * all of them went and the connection is still open.
-     */
-    private function flush(): bool
+    /** Copies as many queued records as the ring takes and rings the doorbell once. */
+    private function flush(): void
     {
         $this->flushScheduled = false;
         $pending = $this->outgoing;
         if (!$this->open || $pending === '') {
-            return $this->open;
+            return;
         }
         $positions = $this->positions;
+        $tail = $this->requestTail;
         try {
-            $copied = $this->requests->push($pending, (int) $positions[SharedMemory::REQUEST_HEAD], $this->requestMemory);
+            $copied = $this->requests->push($pending, $tail, (int) $positions[SharedMemory::REQUEST_HEAD], $this->requestMemory);
         } catch (IpcException $violation) {
             $this->lose($violation);
 
-            return false;
+            return;
         }
         if ($copied === 0) {
-            return false; // full: the daemon's next doorbell lets the leader flush the rest
+            return; // full: the daemon's next doorbell lets the leader flush the rest
         }
         $this->outgoing = $copied === \strlen($pending) ? '' : \substr($pending, $copied);
         // x86-64 keeps stores in order, so the records are visible before the new tail.
-        $positions[SharedMemory::REQUEST_TAIL] = $this->requests->tail();
+        $this->requestTail = $positions[SharedMemory::REQUEST_TAIL] = $tail;
         $this->ringDoorbell();
-
-        return $this->outgoing === '' && $this->open;
     }
 
     /**
@@ -260,11 +282,20 @@ final class ShmConnection extends AbstractConnection
     private function takeLoneAnswer(int $id): ?string
     {
         $positions = $this->positions;
-        $answer = $this->responses->takeSole((int) $positions[SharedMemory::RESPONSE_TAIL], $this->responseMemory, $id);
+        $head = $this->responseHead;
+        $tail = (int) $positions[SharedMemory::RESPONSE_TAIL];
+        $offset = $this->responses->soleOffset($head, $tail);
+        if ($offset < 0) {
+            return null;
+        }
+        $length = $tail - $head;
+        \assert($length >= 16); // soleOffset() checked
+        // Read here, not through $this->responseMemory: see ResponseRing::soleOffset().
+        $answer = $this->responses->takeSole(FFI::string($this->responseStart + $offset, $length), $id); // @phpstan-ignore binaryOp.invalid
         if ($answer === null) {
             return null;
         }
-        $positions[SharedMemory::RESPONSE_HEAD] = $this->responses->head();
+        $this->responseHead = $positions[SharedMemory::RESPONSE_HEAD] = $tail;
         $this->lastDrained = 1;
         if ($this->words[SharedMemory::DAEMON_STALLED] !== 0) {
             $this->ringDoorbell();
@@ -304,14 +335,14 @@ final class ShmConnection extends AbstractConnection
         }
         $positions = $this->positions;
         $tail = (int) $positions[SharedMemory::RESPONSE_TAIL];
-        if ($tail !== $this->responses->head()) {
+        if ($tail !== $this->responseHead) {
             try {
-                $this->lastDrained = $this->responses->drain($tail, $this->responseMemory, $this->router);
+                $this->lastDrained = $this->responses->drain($this->responseHead, $tail, $this->responseMemory, $this->router);
             } catch (IpcException $violation) {
                 $this->lose($violation);
                 throw $this->lost();
             }
-            $positions[SharedMemory::RESPONSE_HEAD] = $tail;
+            $this->responseHead = $positions[SharedMemory::RESPONSE_HEAD] = $tail;
             if ($this->outgoing !== '' && !$this->flushScheduled) {
                 $this->flush(); // the daemon made room in the request ring
             }

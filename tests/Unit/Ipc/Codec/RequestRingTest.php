@@ -28,13 +28,13 @@ final class RequestRingTest extends TestCase
     #[DataProvider('records')]
     public function testARecordIsLengthWordIdAndPayloadPaddedToEightBytes(string $payload, string $record): void
     {
-        self::assertSame($record, (new RequestRing(self::CAPACITY, 0))->record(42, $payload));
+        self::assertSame($record, (new RequestRing(self::CAPACITY))->record(42, $payload));
         self::assertSame(\strlen($record), RingRecord::sizeOf(\strlen($payload) + 4));
     }
 
     public function testAPayloadWhoseRecordIsLargerThanTheRingIsRefused(): void
     {
-        $ring = new RequestRing(self::CAPACITY, 0);
+        $ring = new RequestRing(self::CAPACITY);
         self::assertSame(self::CAPACITY, \strlen($ring->record(1, \str_repeat('x', self::CAPACITY - 8))));
 
         $this->expectException(IpcException::class);
@@ -46,61 +46,87 @@ final class RequestRingTest extends TestCase
     public function testRecordsGoInAtTheTailAndMoveIt(): void
     {
         $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, 8);
+        $ring = new RequestRing(self::CAPACITY);
         $records = $ring->record(1, 'one') . $ring->record(2, 'two');
+        $tail = 8;
 
-        self::assertSame(32, $ring->push($records, 8, $memory));
+        self::assertSame(32, $ring->push($records, $tail, 8, $memory));
 
-        self::assertSame(40, $ring->tail());
+        self::assertSame(40, $tail);
         self::assertSame($records, \substr($memory->bytes, 8, 32));
     }
 
     public function testOnlyTheWholeRecordsThatFitTheFreeSpaceGoIn(): void
     {
         $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, 32);
+        $ring = new RequestRing(self::CAPACITY);
         $records = $ring->record(1, 'a') . $ring->record(2, \str_repeat('b', 16)) . $ring->record(3, 'c');
+        $tail = 32;
 
         // Head at 8: 40 bytes free, 32 of them before the end; the second record (24) does not fit after the first (16).
-        self::assertSame(16, $ring->push($records, 8, $memory));
+        self::assertSame(16, $ring->push($records, $tail, 8, $memory));
 
-        self::assertSame(48, $ring->tail());
+        self::assertSame(48, $tail);
         self::assertSame(\str_repeat("\xAA", 16), \substr($memory->bytes, 0, 16), 'nothing written at the start');
     }
 
     public function testARecordThatDoesNotFitBeforeTheEndGoesToTheStartBehindAWrapMarker(): void
     {
         $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, 48);
+        $ring = new RequestRing(self::CAPACITY);
         $record = $ring->record(7, \str_repeat('w', 10)); // 24 bytes; 16 left before the end
+        $tail = 48;
 
-        self::assertSame(24, $ring->push($record, 48, $memory));
+        self::assertSame(24, $ring->push($record, $tail, 48, $memory));
 
         self::assertSame(RingRecord::WRAP_MARKER, \substr($memory->bytes, 48, 4));
         self::assertSame($record, \substr($memory->bytes, 0, 24));
-        self::assertSame(64 + 24, $ring->tail(), 'the skipped bytes count as produced');
+        self::assertSame(64 + 24, $tail, 'the skipped bytes count as produced');
     }
 
     public function testNoWrapMarkerIsWrittenWhenTheRecordWouldNotFitAtTheStartEither(): void
     {
         $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, 48);
+        $ring = new RequestRing(self::CAPACITY);
         $record = $ring->record(7, \str_repeat('w', 10));
+        $tail = 48;
 
         // Head at 16: the start of the ring up to 16 is free, the record needs 24.
-        self::assertSame(0, $ring->push($record, 16, $memory));
+        self::assertSame(0, $ring->push($record, $tail, 16, $memory));
 
-        self::assertSame(48, $ring->tail());
+        self::assertSame(48, $tail);
         self::assertSame(\str_repeat("\xAA", self::CAPACITY), $memory->bytes, 'nothing written');
     }
 
     public function testAFullRingTakesNothing(): void
     {
-        $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, 64);
+        $ring = new RequestRing(self::CAPACITY);
+        $tail = 64;
 
-        self::assertSame(0, $ring->push($ring->record(1, 'x'), 0, $memory));
-        self::assertSame(64, $ring->tail());
+        self::assertSame(0, $ring->push($ring->record(1, 'x'), $tail, 0, new StringRing(self::CAPACITY)));
+        self::assertSame(64, $tail);
+        self::assertSame(-1, $ring->claim(64, 0, 16));
+    }
+
+    public function testARecordThatFitsInOnePieceIsClaimedAtTheTailsOffset(): void
+    {
+        $ring = new RequestRing(self::CAPACITY);
+
+        self::assertSame(8, $ring->claim(72, 40, 24), 'position 72 is offset 8 in the second lap');
+        self::assertSame(48, $ring->claim(48, 0, 16), 'up to the end exactly');
+    }
+
+    /** @return iterable<string, array{int, int, int}> tail, head, size */
+    public static function claimsThatMustWrapOrWait(): iterable
+    {
+        yield 'not before the end' => [48, 48, 24];
+        yield 'not in the free space' => [40, 0, 32];
+    }
+
+    #[DataProvider('claimsThatMustWrapOrWait')]
+    public function testARecordThatDoesNotFitInOnePieceIsNotClaimed(int $tail, int $head, int $size): void
+    {
+        self::assertSame(-1, (new RequestRing(self::CAPACITY))->claim($tail, $head, $size));
     }
 
     /** @return iterable<string, array{int, int}> tail, head */
@@ -111,17 +137,26 @@ final class RequestRingTest extends TestCase
     }
 
     #[DataProvider('headsOutOfBounds')]
-    public function testAHeadOutsideTheRingIsAViolation(int $tail, int $head): void
+    public function testAHeadOutsideTheRingIsAViolationWhenPushing(int $tail, int $head): void
     {
         $memory = new StringRing(self::CAPACITY);
-        $ring = new RequestRing(self::CAPACITY, $tail);
+        $ring = new RequestRing(self::CAPACITY);
 
         try {
-            $ring->push($ring->record(1, 'x'), $head, $memory);
+            $ring->push($ring->record(1, 'x'), $tail, $head, $memory);
             self::fail('A head out of bounds was accepted');
         } catch (IpcException $e) {
             self::assertSame(\sprintf('The IPC daemon published a request position outside its ring (head %d, tail %d, capacity 64)', $head, $tail), $e->getMessage());
         }
         self::assertSame(\str_repeat("\xAA", self::CAPACITY), $memory->bytes, 'nothing written');
+    }
+
+    #[DataProvider('headsOutOfBounds')]
+    public function testAHeadOutsideTheRingIsAViolationWhenClaiming(int $tail, int $head): void
+    {
+        $this->expectException(IpcException::class);
+        $this->expectExceptionMessage(\sprintf('The IPC daemon published a request position outside its ring (head %d, tail %d, capacity 64)', $head, $tail));
+
+        (new RequestRing(self::CAPACITY))->claim($tail, $head, 16);
     }
 }

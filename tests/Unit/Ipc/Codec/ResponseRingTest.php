@@ -30,44 +30,41 @@ final class ResponseRingTest extends TestCase
     }
 
     /**
-     * Drains $memory from $head to $tail; returns what was delivered, the new head and the
-     * violation that stopped it, if any.
+     * Drains $memory from $head to $tail; returns what was delivered and the violation that
+     * stopped it, if any.
      *
-     * @return array{list<array{int, string}>, int, ?IpcException}
+     * @return array{list<array{int, string}>, ?IpcException}
      */
     private static function drain(StringRing $memory, int $head, int $tail): array
     {
-        $ring = new ResponseRing(self::CAPACITY, $head);
         $sink = new CollectedResponses();
         try {
-            $count = $ring->drain($tail, $memory, $sink);
+            $count = (new ResponseRing(self::CAPACITY))->drain($head, $tail, $memory, $sink);
             self::assertCount($count, $sink->responses, 'drain() counts what it delivered');
         } catch (IpcException $violation) {
-            return [$sink->responses, $ring->head(), $violation];
+            return [$sink->responses, $violation];
         }
 
-        return [$sink->responses, $ring->head(), null];
+        return [$sink->responses, null];
     }
 
-    public function testRecordsUpToTheTailAreDeliveredByTheirIdsAndTheHeadMovesToTheTail(): void
+    public function testRecordsUpToTheTailAreDeliveredByTheIdsInThem(): void
     {
         $memory = (new StringRing(self::CAPACITY))
             ->put(0, self::record(7, 'seven') . self::record(3, '') . self::record(9, '12345678'));
 
-        [$answers, $head, $violation] = self::drain($memory, 0, 16 + 8 + 16);
+        [$answers, $violation] = self::drain($memory, 0, 16 + 8 + 16);
 
         self::assertNull($violation);
         self::assertSame([[7, 'seven'], [3, ''], [9, '12345678']], $answers);
-        self::assertSame(40, $head);
     }
 
     public function testNothingIsReadWhenTheTailIsAtTheHead(): void
     {
-        [$answers, $head, $violation] = self::drain(new StringRing(self::CAPACITY), 128, 128);
+        [$answers, $violation] = self::drain(new StringRing(self::CAPACITY), 128, 128);
 
         self::assertNull($violation);
         self::assertSame([], $answers);
-        self::assertSame(128, $head);
     }
 
     public function testAWrapMarkerSkipsToTheStartOfTheRing(): void
@@ -77,11 +74,10 @@ final class ResponseRingTest extends TestCase
             ->put(48, RingRecord::WRAP_MARKER)
             ->put(0, self::record(5, 'after the wrap'));
 
-        [$answers, $head, $violation] = self::drain($memory, 176, 192 + 24);
+        [$answers, $violation] = self::drain($memory, 176, 192 + 24);
 
         self::assertNull($violation);
         self::assertSame([[5, 'after the wrap']], $answers);
-        self::assertSame(216, $head);
     }
 
     public function testRecordsThatEndAtTheRingsEndGoOnAtItsStartWithoutAMarker(): void
@@ -90,11 +86,10 @@ final class ResponseRingTest extends TestCase
             ->put(48, self::record(1, 'end'))
             ->put(0, self::record(2, 'start'));
 
-        [$answers, $head, $violation] = self::drain($memory, 48, 64 + 16);
+        [$answers, $violation] = self::drain($memory, 48, 64 + 16);
 
         self::assertNull($violation);
         self::assertSame([[1, 'end'], [2, 'start']], $answers);
-        self::assertSame(80, $head);
     }
 
     public function testIdsAreReadAsUnsigned32BitNumbers(): void
@@ -109,7 +104,7 @@ final class ResponseRingTest extends TestCase
     public function testATailBehindTheHeadIsAViolation(): void
     {
         // A u64 tail of 2^64 - 16 reads as -16 in PHP: a read of that many bytes would crash.
-        [$answers, , $violation] = self::drain(new StringRing(self::CAPACITY), 0, -16);
+        [$answers, $violation] = self::drain(new StringRing(self::CAPACITY), 0, -16);
 
         self::assertSame([], $answers);
         self::assertInstanceOf(IpcException::class, $violation);
@@ -118,7 +113,7 @@ final class ResponseRingTest extends TestCase
 
     public function testATailMoreThanARingAheadIsAViolation(): void
     {
-        [, , $violation] = self::drain(new StringRing(self::CAPACITY), 8, 8 + self::CAPACITY + 8);
+        [, $violation] = self::drain(new StringRing(self::CAPACITY), 8, 8 + self::CAPACITY + 8);
 
         self::assertInstanceOf(IpcException::class, $violation);
         self::assertSame('The IPC daemon published a response position outside its ring (tail 80, head 8, capacity 64)', $violation->getMessage());
@@ -131,11 +126,10 @@ final class ResponseRingTest extends TestCase
             $memory->put($i * 16, self::record($i + 1, "r$i"));
         }
 
-        [$answers, $head, $violation] = self::drain($memory, 0, self::CAPACITY);
+        [$answers, $violation] = self::drain($memory, 0, self::CAPACITY);
 
         self::assertNull($violation);
         self::assertCount(4, $answers);
-        self::assertSame(self::CAPACITY, $head);
     }
 
     public function testAWrapMarkerThatSkipsPastTheTailIsAViolation(): void
@@ -144,7 +138,7 @@ final class ResponseRingTest extends TestCase
         // put the head past the tail.
         $memory = (new StringRing(self::CAPACITY))->put(0, RingRecord::WRAP_MARKER);
 
-        [$answers, , $violation] = self::drain($memory, 0, 8);
+        [$answers, $violation] = self::drain($memory, 0, 8);
 
         self::assertSame([], $answers);
         self::assertInstanceOf(IpcException::class, $violation);
@@ -156,7 +150,7 @@ final class ResponseRingTest extends TestCase
         // Three bytes would not even hold the id: the record's payload length would be -1.
         $memory = (new StringRing(self::CAPACITY))->put(0, \pack('VV', 3, 1));
 
-        [$answers, , $violation] = self::drain($memory, 0, 8);
+        [$answers, $violation] = self::drain($memory, 0, 8);
 
         self::assertSame([], $answers);
         self::assertInstanceOf(IpcException::class, $violation);
@@ -167,7 +161,7 @@ final class ResponseRingTest extends TestCase
     {
         $memory = (new StringRing(self::CAPACITY))->put(0, self::record(1, \str_repeat('x', 20)));
 
-        [, , $violation] = self::drain($memory, 0, 16);
+        [, $violation] = self::drain($memory, 0, 16);
 
         self::assertInstanceOf(IpcException::class, $violation);
         self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
@@ -178,7 +172,7 @@ final class ResponseRingTest extends TestCase
         // Length word 44 at offset 48: the record would run to 104 in a 64-byte ring.
         $memory = (new StringRing(self::CAPACITY))->put(48, \pack('VV', 44, 1));
 
-        [, , $violation] = self::drain($memory, 48, 48 + 56);
+        [, $violation] = self::drain($memory, 48, 48 + 56);
 
         self::assertInstanceOf(IpcException::class, $violation);
         self::assertSame('The IPC daemon wrote a malformed response record', $violation->getMessage());
@@ -188,7 +182,7 @@ final class ResponseRingTest extends TestCase
     {
         $memory = (new StringRing(self::CAPACITY))->put(0, self::record(1, 'whole') . \pack('V', 12));
 
-        [$answers, , $violation] = self::drain($memory, 0, 16 + 4);
+        [$answers, $violation] = self::drain($memory, 0, 16 + 4);
 
         self::assertSame([[1, 'whole']], $answers, 'the records before it are delivered');
         self::assertInstanceOf(IpcException::class, $violation);
@@ -197,33 +191,43 @@ final class ResponseRingTest extends TestCase
 
     public function testTheOnlyRecordIsTakenAsTheSoleAnswer(): void
     {
-        $memory = (new StringRing(self::CAPACITY))->put(16, self::record(4, 'sole'));
-        $ring = new ResponseRing(self::CAPACITY, 16);
+        $ring = new ResponseRing(self::CAPACITY);
+        $record = self::record(4, 'sole');
 
-        self::assertSame('sole', $ring->takeSole(32, $memory, 4));
-        self::assertSame(32, $ring->head());
+        self::assertSame(16, $ring->soleOffset(80, 96), 'position 80 is offset 16 in the second lap');
+        self::assertSame('sole', $ring->takeSole($record, 4));
     }
 
-    /** @return iterable<string, array{int, int, string, int}> head, tail, bytes at the head, id asked */
-    public static function notASoleAnswer(): iterable
+    /** @return iterable<string, array{int, int}> head, tail */
+    public static function spansThatCannotBeOneRecord(): iterable
     {
-        yield 'nothing published' => [0, 0, '', 1];
-        yield 'another id' => [0, 16, self::record(2, 'x'), 1];
-        yield 'two records' => [0, 32, self::record(1, 'x') . self::record(2, 'y'), 1];
-        yield 'a wrap marker' => [48, 80, RingRecord::WRAP_MARKER, 1];
-        yield 'a record reaching past the tail' => [0, 16, self::record(1, \str_repeat('x', 20)), 1];
-        yield 'a length word under four' => [0, 16, \pack('VV', 2, 1), 1];
-        yield 'a tail behind the head' => [32, 0, '', 1];
-        yield 'a tail more than a ring ahead' => [0, 1000, self::record(1, 'x'), 1];
+        yield 'nothing published' => [16, 16];
+        yield 'less than a record' => [16, 24];
+        yield 'crossing the ring\'s end' => [48, 80];
+        yield 'a tail behind the head' => [32, 0];
+        yield 'a tail more than a ring ahead' => [0, 1000];
     }
 
-    #[DataProvider('notASoleAnswer')]
-    public function testAnythingButTheOneRecordAskedForIsLeftToDrain(int $head, int $tail, string $bytes, int $id): void
+    #[DataProvider('spansThatCannotBeOneRecord')]
+    public function testNothingIsReadForASoleAnswerWhereNoneCanBe(int $head, int $tail): void
     {
-        $memory = (new StringRing(self::CAPACITY))->put($head % self::CAPACITY, $bytes);
-        $ring = new ResponseRing(self::CAPACITY, $head);
+        self::assertSame(-1, (new ResponseRing(self::CAPACITY))->soleOffset($head, $tail));
+    }
 
-        self::assertNull($ring->takeSole($tail, $memory, $id));
-        self::assertSame($head, $ring->head(), 'nothing consumed');
+    /** @return iterable<string, array{string, int}> bytes read at soleOffset(), id asked */
+    public static function notTheSoleAnswer(): iterable
+    {
+        yield 'another id' => [self::record(2, 'x'), 1];
+        yield 'two records' => [self::record(1, 'x') . self::record(2, 'y'), 1];
+        yield 'a wrap marker' => [RingRecord::WRAP_MARKER . \str_repeat("\0", 12), 1];
+        yield 'a record reaching past what was read' => [\substr(self::record(1, \str_repeat('x', 20)), 0, 16), 1];
+        yield 'a length word under four' => [\pack('VV', 2, 1) . \str_repeat("\0", 8), 1];
+        yield 'fewer bytes than a record' => [\pack('VV', 4, 1), 1];
+    }
+
+    #[DataProvider('notTheSoleAnswer')]
+    public function testAnythingButTheOneRecordAskedForIsLeftToDrain(string $bytes, int $id): void
+    {
+        self::assertNull((new ResponseRing(self::CAPACITY))->takeSole($bytes, $id));
     }
 }
