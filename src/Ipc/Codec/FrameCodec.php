@@ -97,31 +97,36 @@ final class FrameCodec
         $in = $this->buffer;
         $length = \strlen($in);
         $pos = 0;
-        $received = $this->received;
-        try {
-            while ($length - $pos >= 4) {
-                $header = \unpack('V', $in, $pos);
-                \assert($header !== false); // four bytes are there: checked above
-                $size = $header[1];
-                // A control frame (top bit set) never answers a request; neither does an
-                // answer nobody asked for.
-                if (($size & self::CONTROL_FLAG) !== 0 || $size > $this->maxFrame || $received >= $sent) {
-                    throw new IpcException(\sprintf('The IPC daemon sent an unexpected frame (length word 0x%08x)', $size));
-                }
-                if ($length - $pos < 4 + $size) {
-                    break;
-                }
-                $sink->deliver(++$received, \substr($in, $pos + 4, $size));
-                $pos += 4 + $size;
+        $first = $received = $this->received;
+        $maxFrame = $this->maxFrame;
+        while ($length - $pos >= 4) {
+            $header = \unpack('V', $in, $pos);
+            \assert($header !== false); // four bytes are there: checked above
+            $size = $header[1];
+            // A control frame (top bit set) never answers a request; neither does an answer
+            // nobody asked for.
+            if (($size & 0x80000000) !== 0 || $size > $maxFrame || $received >= $sent) {
+                $this->consumed($in, $pos, $received);
+
+                throw new IpcException(\sprintf('The IPC daemon sent an unexpected frame (length word 0x%08x)', $size));
             }
-        } finally {
-            if ($pos > 0) {
-                $this->buffer = $pos === $length ? '' : \substr($in, $pos);
+            if ($length - $pos < 4 + $size) {
+                break;
             }
-            $delivered = $received - $this->received;
-            $this->received = $received;
+            $sink->deliver(++$received, \substr($in, $pos + 4, $size));
+            $pos += 4 + $size;
+        }
+        if ($pos > 0) {
+            $this->consumed($in, $pos, $received);
         }
 
-        return $delivered;
+        return $received - $first;
+    }
+
+    /** Drops the first $pos bytes of the buffer $in, whose frames were the answers up to $received. */
+    private function consumed(string $in, int $pos, int $received): void
+    {
+        $this->buffer = $pos === \strlen($in) ? '' : \substr($in, $pos);
+        $this->received = $received;
     }
 }

@@ -101,7 +101,8 @@ final class SocketConnection extends AbstractConnection
         }
         // The number is taken where the frame joins the output, so numbers follow wire order.
         $id = ++$this->sent;
-        $frame = FrameCodec::frame($payload);
+        // FrameCodec::frame(), written out: on the crowd's path the call measured ~2 % of its CPU.
+        $frame = \pack('Va*', \strlen($payload), $payload);
         if ($this->isSameCaller() && $this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
             // A lone caller: one write now. (Right after a read of many answers many fibers are
             // about to send: writing the first alone would split them.)
