@@ -32,7 +32,7 @@ final class FrameCodec
     {
     }
 
-    /** A request frame carrying $payload. */
+    /** A request frame carrying $payload (SocketConnection::request() writes it out inline). */
     public static function frame(string $payload): string
     {
         return \pack('Va*', \strlen($payload), $payload);
