@@ -15,14 +15,24 @@ declare(strict_types=1);
  * fibers), so the figures are those of a warm process whose tracing JIT has compiled the client,
  * as a server's is; --cold times the first pass instead (the C client needs no warm-up).
  *
- * usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold]
+ * --baseline=DIR compares the PHP client with another checkout's (DIR holds src/, vendor/ and
+ * bench/ipc/php-client.php, e.g. `git archive REV | tar -x -C DIR` plus a copy of vendor/): its
+ * runs are interleaved with this checkout's in every row, and the table shows both and the
+ * ratio instead of the bare-PHP column. Daemon and C client are this checkout's for both.
+ *
+ * usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold] [--baseline=DIR]
  */
 
 $root = \dirname(__DIR__, 2);
-$options = \getopt('', ['runs:', 'quick', 'noise-wait:', 'cold', 'help']);
+$options = \getopt('', ['runs:', 'quick', 'noise-wait:', 'cold', 'baseline:', 'help']);
 if (isset($options['help'])) {
-    echo "usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold]\n";
+    echo "usage: php bench/ipc/run.php [--runs=5] [--quick] [--noise-wait=20] [--cold] [--baseline=DIR]\n";
     exit(0);
+}
+$baseline = isset($options['baseline']) ? \rtrim((string) $options['baseline'], '/') : null;
+if ($baseline !== null && !\is_file("$baseline/bench/ipc/php-client.php")) {
+    \fwrite(\STDERR, "--baseline=$baseline: no bench/ipc/php-client.php there\n");
+    exit(2);
 }
 $cold = isset($options['cold']);
 $runs = (int) ($options['runs'] ?? 5);
@@ -44,6 +54,7 @@ foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
 }
 $php = [\PHP_BINARY, ...$phpSettings, '-d', 'memory_limit=1G', "$root/bench/ipc/php-client.php"];
 $barePhp = [\PHP_BINARY, ...$phpSettings, "$root/bench/ipc/php-bare.php"];
+$phpBefore = $baseline === null ? [] : [\PHP_BINARY, ...$phpSettings, '-d', 'memory_limit=1G', "$baseline/bench/ipc/php-client.php"];
 
 /**
  * @param list<string> $extra
@@ -168,31 +179,50 @@ foreach ([\SIGINT, \SIGTERM, \SIGPIPE, \SIGHUP] as $signal) {
     \pcntl_signal($signal, static fn () => exit(130));
 }
 
-\printf("# IPC benchmark — %s, PHP %s (%s), %d vCPUs, medians of %d runs, PHP warm-up %s, requests/s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, \implode(' ', \array_map(static fn ($k, $v) => "$k=$v", \array_keys(\Bobbin\Cli\OpcacheRelaunch::SETTINGS), \Bobbin\Cli\OpcacheRelaunch::SETTINGS)), $cpus, $runs, $cold ? 'none (cold processes)' : 'one untimed pass of the same workload');
+\printf("# IPC benchmark — %s, PHP %s (%s), %d vCPUs, medians of %d runs, PHP warm-up %s, requests/s%s\n\n", \date('Y-m-d H:i'), \PHP_VERSION, \implode(' ', \array_map(static fn ($k, $v) => "$k=$v", \array_keys(\Bobbin\Cli\OpcacheRelaunch::SETTINGS), \Bobbin\Cli\OpcacheRelaunch::SETTINGS)), $cpus, $runs, $cold ? 'none (cold processes)' : 'one untimed pass of the same workload', $baseline === null ? '' : "; before: $baseline, after: $root");
 foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOptions]) {
     $daemon = startDaemon($daemonBinary, $daemonCpu, \array_merge(['--quiet'], $daemonOptions));
     $current = $daemon;
     [, , $socket, $port] = $daemon;
     echo "## $placementName\n\n";
-    echo "| channel | size | reconnect | C client | bare PHP | PHP blocking | PHP in a fiber | fiber / C | blocking / C | bare PHP / C | CPU busy before |\n";
-    echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    if ($baseline === null) {
+        echo "| channel | size | reconnect | C client | bare PHP | PHP blocking | PHP in a fiber | fiber / C | blocking / C | bare PHP / C | CPU busy before |\n";
+        echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    } else {
+        echo "| channel | size | reconnect | C client | PHP blocking before | after | PHP in a fiber before | after | blocking after / before | fiber after / before | CPU busy before |\n";
+        echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    }
     foreach (['tcp', 'unix', 'shm'] as $channel) {
         foreach ([128, 2048] as $size) {
             foreach ($reconnects as $reconnectName => $every) {
                 $n = $counts[$every];
                 $args = [$channel, $socket, (string) $port, (string) $size, (string) $n, (string) $every];
                 $busy = waitForQuiet($noiseWait);
+                $warm = $cold ? '0' : (string) $n;
+                if ($baseline !== null) {
+                    ['c' => $c, 'blocking before' => $blockingBefore, 'blocking' => $blocking, 'fiber before' => $fiberBefore, 'fiber' => $fiber] = measure([
+                        'c' => pinned($clientCpu, \array_merge([$cBench], $args)),
+                        'blocking before' => pinned($clientCpu, \array_merge($phpBefore, $args, ['blocking', $warm])),
+                        'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking', $warm])),
+                        'fiber before' => pinned($clientCpu, \array_merge($phpBefore, $args, ['fiber', $warm])),
+                        'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber', $warm])),
+                    ], $runs);
+                    \printf("| %s | %d B | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.3f | %.3f | %.0f %% |\n", $channel, $size, $reconnectName, $c, $blockingBefore, $blocking, $fiberBefore, $fiber, $blocking / $blockingBefore, $fiber / $fiberBefore, $busy * 100);
+                    continue;
+                }
                 ['c' => $c, 'bare' => $bare, 'blocking' => $blocking, 'fiber' => $fiber] = measure([
                     'c' => pinned($clientCpu, \array_merge([$cBench], $args)),
-                    'bare' => pinned($clientCpu, \array_merge($barePhp, $args, [$cold ? '0' : (string) $n])),
-                    'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking', $cold ? '0' : (string) $n])),
-                    'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber', $cold ? '0' : (string) $n])),
+                    'bare' => pinned($clientCpu, \array_merge($barePhp, $args, [$warm])),
+                    'blocking' => pinned($clientCpu, \array_merge($php, $args, ['blocking', $warm])),
+                    'fiber' => pinned($clientCpu, \array_merge($php, $args, ['fiber', $warm])),
                 ], $runs);
                 \printf("| %s | %d B | %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.0f %% |\n", $channel, $size, $reconnectName, $c, $bare, $blocking, $fiber, $fiber / $c, $blocking / $c, $bare / $c, $busy * 100);
             }
         }
     }
-    echo "\n| many fibers on one connection | size | requests/s |\n|---|---|---:|\n";
+    echo $baseline === null
+        ? "\n| many fibers on one connection | size | requests/s |\n|---|---|---:|\n"
+        : "\n| many fibers on one connection | size | before | after | after / before |\n|---|---|---:|---:|---:|\n";
     foreach (['shm' => [1000, 100], 'unix' => [1000, 100]] as $channel => $fiberCounts) {
         foreach ($fiberCounts as $fibers) {
             // 200 rounds of 1,000 even with --quick (~0.2 s): with 50 the release at the barrier
@@ -200,6 +230,14 @@ foreach ($placements as $placementName => [$daemonCpu, $clientCpu, $daemonOption
             $n = 200000;
             $args = [$channel, $socket, (string) $port, '128', (string) $n, '0', "fibers:$fibers", $cold ? '0' : (string) $n];
             waitForQuiet($noiseWait);
+            if ($baseline !== null) {
+                ['before' => $before, 'after' => $after] = measure([
+                    'before' => pinned($clientCpu, \array_merge($phpBefore, $args)),
+                    'after' => pinned($clientCpu, \array_merge($php, $args)),
+                ], $runs);
+                \printf("| %s, %d fibers | 128 B | %.0f | %.0f | %.3f |\n", $channel, $fibers, $before, $after, $after / $before);
+                continue;
+            }
             \printf("| %s, %d fibers | 128 B | %.0f |\n", $channel, $fibers, measure(['php' => pinned($clientCpu, \array_merge($php, $args))], $runs)['php']);
         }
     }

@@ -6,6 +6,7 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\KeyedWaiters;
+use Bobbin\Ipc\Codec\ResponseSink;
 
 /**
  * Matches responses to the fibers waiting for them, without a reader fiber of its own.
@@ -22,7 +23,7 @@ use Bobbin\Async\KeyedWaiters;
  *
  * @internal
  */
-final class ResponseRouter
+final class ResponseRouter implements ResponseSink
 {
     private readonly KeyedWaiters $waiters;
     private bool $leading = false;
@@ -62,7 +63,7 @@ final class ResponseRouter
         }
     }
 
-    /** Called by the source's pump(): the answer to $id (dropped when its caller was cancelled). */
+    /** Called from the source's pump(): the answer to $id (dropped when its caller was cancelled). */
     public function deliver(int $id, string $payload): void
     {
         if ($id === $this->leaderId) {

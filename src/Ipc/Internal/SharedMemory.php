@@ -98,6 +98,12 @@ final class SharedMemory
         return new self($lib, $address, $size);
     }
 
+    /** The ring that starts $offset bytes into the segment. */
+    public function ring(int $offset): MappedRing
+    {
+        return new MappedRing($this, $this->pointer($offset));
+    }
+
     /** A char pointer $offset bytes into the segment. */
     public function pointer(int $offset): CData
     {

@@ -12,7 +12,9 @@ use Revolt\EventLoop;
 
 /**
  * A daemon that breaks the shared-memory protocol (a wrong handshake, ring positions out of
- * bounds) gets a clear IpcException, never a crash or a hang. The daemon here is a fake served by
+ * bounds) gets a clear IpcException, never a crash or a hang. The rules themselves are tested
+ * case by case without a daemon (tests/Unit/Ipc/Codec); these check that what the connection
+ * reads from the socket and the mapped segment reaches them. The daemon here is a fake served by
  * the event loop of the test process: the client waits for the reply through that loop, so the
  * fake answers while the client waits.
  */
