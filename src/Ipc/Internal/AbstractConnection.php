@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Ipc\Internal;
 
+use Bobbin\Async\Async;
+
 use Bobbin\Ipc\ConnectionLostException;
 
 /**
@@ -57,7 +59,7 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
      */
     final protected function isSameCaller(): bool
     {
-        $fiber = \Fiber::getCurrent();
+        $fiber = Async::currentFiber();
         $caller = $fiber === null ? 0 : \spl_object_id($fiber);
         $last = $this->lastCaller;
         $this->lastCaller = $caller;
