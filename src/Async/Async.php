@@ -17,6 +17,15 @@ use Throwable;
  */
 final class Async
 {
+    /** Tasks started with run() and not finished (a metric). */
+    private static int $tasksAlive = 0;
+
+    /** How many tasks started with run() have not finished. */
+    public static function tasksAlive(): int
+    {
+        return self::$tasksAlive;
+    }
+
     /**
      * Runs $task($args...) in its own fiber, starting on the next loop tick.
      *
@@ -31,6 +40,7 @@ final class Async
         ErrorReporter::installOnLoop();
         /** @var FutureState<mixed> $state */
         $state = new FutureState();
+        self::$tasksAlive++;
         EventLoop::queue(static function () use ($state, $task, $args): void {
             // Held for the task's lifetime: every wait of this fiber reuses one suspension
             // instead of the loop creating (and dropping) one per wait.
@@ -39,6 +49,8 @@ final class Async
                 $state->complete($task(...$args));
             } catch (Throwable $error) {
                 $state->fail($error);
+            } finally {
+                self::$tasksAlive--;
             }
         });
 
@@ -186,6 +198,30 @@ final class Async
     public static function keepPerFiber(FiberLocalState $state): void
     {
         Internal\FiberLocalStates::$states[] = $state;
+    }
+
+    /**
+     * When the loop last found what it is running now ready (microtime, seconds): the time a
+     * request's bytes were there, however long other code kept the loop busy before they were
+     * read. microtime(true) on drivers that do not tell.
+     */
+    public static function readyTime(): float
+    {
+        $driver = EventLoop::getDriver();
+
+        return $driver instanceof BobbinDriver && $driver->polledAt > 0.0 ? $driver->polledAt : \microtime(true);
+    }
+
+    /** Sets the loop's heartbeat (BobbinDriver only; false elsewhere, where there is none). */
+    public static function setLoopHeartbeat(?Loop\LoopHeartbeat $heartbeat): bool
+    {
+        $driver = EventLoop::getDriver();
+        if (!$driver instanceof BobbinDriver) {
+            return false;
+        }
+        $driver->heartbeat = $heartbeat;
+
+        return true;
     }
 
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */

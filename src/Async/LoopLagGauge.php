@@ -25,11 +25,13 @@ final class LoopLagGauge
      * @param float $interval seconds between samples
      * @param float $warnAbove seconds of lag that trigger $onLag
      * @param (Closure(float): mixed)|null $onLag receives the lag in seconds
+     * @param (Closure(float): mixed)|null $onSample receives every sample's lag (a histogram)
      */
     public function __construct(
         private readonly float $interval = 0.1,
         private readonly float $warnAbove = 0.05,
         private readonly ?Closure $onLag = null,
+        private readonly ?Closure $onSample = null,
     ) {
         if ($interval <= 0.0) {
             throw new \ValueError('The sampling interval must be positive');
@@ -51,6 +53,9 @@ final class LoopLagGauge
             $this->maxLag = \max($this->maxLag, $lag);
             $this->totalLag += $lag;
             $this->samples++;
+            if ($this->onSample !== null) {
+                ($this->onSample)($lag);
+            }
             if ($this->onLag !== null && $lag > $this->warnAbove) {
                 ($this->onLag)($lag);
             }

@@ -7,6 +7,7 @@ namespace Bobbin\Cli;
 use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
+use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Legacy\LegacyLoop;
@@ -37,6 +38,7 @@ final class ServeCommand
     /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
     private const OWN_OPTIONS = [
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
+        'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address)'],
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
@@ -81,11 +83,12 @@ final class ServeCommand
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
         $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
         $legacy = self::flag('legacy', $options['legacy'] ?? false);
+        $admin = (string) ($options['admin'] ?? '');
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
         unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'],
-            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit'], $options['legacy']);
+            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit'], $options['legacy'], $options['admin']);
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
@@ -99,11 +102,21 @@ final class ServeCommand
         if ($legacy && ($unsupported = LegacyLoop::unsupportedBecause()) !== null) {
             throw new UsageException($unsupported);
         }
-        if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0)) {
-            throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests or --max-memory');
+        if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0 || $admin !== '')) {
+            throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests, --max-memory or --admin (the master serves it)');
+        }
+        if ($admin !== '') {
+            try {
+                ListenAddress::parse($admin);
+            } catch (InvalidConfigException $error) {
+                throw new UsageException('--admin: ' . $error->getMessage());
+            }
+            if ($admin === $config->listen) {
+                throw new UsageException('--admin must not be the application\'s address (--listen)');
+            }
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin), $logger);
         }
         $legacyLoop = null;
         if ($legacy) {

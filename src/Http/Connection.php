@@ -10,6 +10,7 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
+use Bobbin\Http\Classic\CapturedOutput;
 use Bobbin\Http\Form\FormData;
 use Bobbin\Http\Form\MalformedBodyException;
 use Closure;
@@ -40,6 +41,11 @@ final class Connection
     public int $windowBytes = 0;
     /** Requests started on this connection. */
     public int $requests = 0;
+    /** When it was accepted: where its first request's time starts. */
+    private readonly float $acceptedAt;
+    /** Bytes read and written since the last request ended (added to the server's metrics then). */
+    private int $received = 0;
+    private int $sent = 0;
 
     private readonly RequestParser $parser;
     private readonly StreamWatcher $watcher;
@@ -54,6 +60,8 @@ final class Connection
     private ?RequestHead $head = null;
     /** The handled request's cancellation (RequestCancellation), while it is handled. */
     private ?CancellationSource $cancellation = null;
+    /** What this connection's fiber echoes (taken after each request). */
+    private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
     private ?FormData $form = null;
     /** The loop watch that notices the client hanging up while its request is handled. */
@@ -87,7 +95,7 @@ final class Connection
         $this->watcher = new StreamWatcher($socket);
         $now = \microtime(true);
         $this->deadline = $now + $context->config->headerTimeout;
-        $this->phaseSince = $this->windowStart = $now;
+        $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
         $this->watchForHangUp = $this->watchForHangUp(...);
         $this->writeOrFail = $this->writeOrFail(...);
     }
@@ -101,6 +109,7 @@ final class Connection
     public function run(): void
     {
         $this->fiber = Async::currentFiber();
+        $this->output = $this->context->classic->begin();
         try {
             $this->serve();
         } catch (StreamClosedException) {
@@ -259,6 +268,7 @@ final class Connection
                     }
                 }
             } catch (ProtocolException $error) {
+                $context->metrics->rejected($error->status);
                 if ($config->accessLog) {
                     $context->logger->info('{remote} rejected request: {status} {reason}', [
                         'remote' => $this->serverParams['REMOTE_ADDR'], 'status' => $error->status, 'reason' => $error->getMessage(),
@@ -274,6 +284,10 @@ final class Connection
             $this->requests++;
             $this->budget->requestStarted();
             $now = $this->clock > 0.0 ? $this->clock : \microtime(true);
+            // Its time starts when its bytes were found ready (at the accept for a first request),
+            // so time queued behind other work in the worker counts.
+            $start = $this->requests === 1 ? $this->acceptedAt : $now;
+            $requestId = $context->requestIds->for($head->requestId);
             $this->clock = 0.0; // the handler may wait
             $this->phase = ConnectionPhase::Handling;
             $this->deadline = $now + $config->requestTimeout;
@@ -285,11 +299,13 @@ final class Connection
                     $body,
                     $now,
                     $cancellation,
+                    $requestId,
                     $this->serverParams,
                     $this->defaultAuthority,
                     $this->behindTrustedProxy,
                 );
             } catch (\InvalidArgumentException | MalformedBodyException $error) {
+                $context->metrics->rejected(400);
                 if ($config->accessLog) {
                     $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->serverParams['REMOTE_ADDR'], 'reason' => $error->getMessage()]);
                 }
@@ -300,7 +316,6 @@ final class Connection
                 return;
             }
             $failure = null;
-            $output = $context->classic->begin();
             try {
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
@@ -312,7 +327,7 @@ final class Connection
                 }
                 $response = null;
             }
-            $response = $context->classic->finish($response, $output, $head->method, $head->target);
+            $response = $context->classic->finish($response, $this->output, $head->method, $head->target);
             $this->cancellation = null;
             if ($this->form !== null) {
                 $this->form->removeTemporaryFiles();
@@ -331,14 +346,14 @@ final class Connection
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
             [$status, $written, $keepAlive] = $response === null
                 ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null)), $keepAlive] // the framing is intact: the connection goes on
-                : $this->respond($response, $head, $keepAlive);
-            if ($config->accessLog) {
-                $context->logger->info('{remote} "{method} {target} HTTP/{version}" {status} {ms}ms', [
-                    'remote' => $this->serverParams['REMOTE_ADDR'], 'method' => $head->method, 'target' => $head->target,
-                    'version' => $head->protocolVersion, 'status' => $status,
-                    'ms' => \number_format((\microtime(true) - $now) * 1000, 1, '.', ''),
-                ]);
-            }
+                : $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
+            $seconds = \microtime(true) - $start;
+            $metrics = $context->metrics;
+            $metrics->requestDone($head->method, $status, $seconds);
+            $metrics->receivedBytes += $this->received;
+            $metrics->sentBytes += $this->sent;
+            $context->accessLog?->request((string) $this->serverParams['REMOTE_ADDR'], $head, $status, $this->sent, $seconds, $requestId);
+            $this->received = $this->sent = 0;
             $this->head = null;
             if (!$written) {
                 return;
@@ -364,14 +379,16 @@ final class Connection
                 return false;
             }
         }
-        $this->clock = \microtime(true);
+        $this->clock = Async::readyTime();
         if ($this->phase === ConnectionPhase::Idle) {
             $this->phase = ConnectionPhase::ReadingHead;
             $this->phaseSince = $this->windowStart = $this->clock;
             $this->windowBytes = 0;
             $this->deadline = $this->clock + $this->context->config->headerTimeout;
         }
-        $this->windowBytes += \strlen($data);
+        $bytes = \strlen($data);
+        $this->windowBytes += $bytes;
+        $this->received += $bytes;
         $this->parser->buffer .= $data;
 
         return true;
@@ -412,11 +429,11 @@ final class Connection
      * @return array{int, bool, bool} the status sent, whether the connection is still whole,
      *                                and whether it may serve another request
      */
-    private function respond(ResponseInterface $response, RequestHead $head, bool $keepAlive): array
+    private function respond(ResponseInterface $response, RequestHead $head, bool $keepAlive, string $requestIdLine): array
     {
         $context = $this->context;
         try {
-            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine());
+            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $requestIdLine);
         } catch (InvalidResponseException $error) {
             $context->logger->error('The response to {method} {target} was refused, a 500 went out instead: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'error' => $error->getMessage(),
@@ -463,6 +480,7 @@ final class Connection
         $written = @\fwrite($this->socket, $data);
         if ($written === \strlen($data)) {
             $this->windowBytes += $written;
+            $this->sent += $written;
 
             return true;
         }
@@ -472,6 +490,7 @@ final class Connection
             }
             if ($written > 0) {
                 $this->windowBytes += $written;
+                $this->sent += $written;
                 $data = \substr($data, $written);
                 if ($data === '') {
                     return true;

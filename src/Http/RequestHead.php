@@ -22,6 +22,8 @@ final readonly class RequestHead
         public bool $expectsContinue,
         public ?string $cookie,
         public ?string $contentType = null,
+        /** The client's X-Request-Id, if it sent one. */
+        public ?string $requestId = null,
     ) {
     }
 

@@ -156,7 +156,7 @@ final class RequestParser
         [$method, $target, $version] = $this->parseRequestLine($head, $lineEnd, $headBytes);
         $headers = [];
         $hostCount = 0;
-        $host = $cookie = $expect = $contentType = null;
+        $host = $cookie = $expect = $contentType = $requestId = null;
         $contentLengths = $transferEncodings = $connection = [];
         if ($lineEnd !== false) {
             $offset = $lineEnd + 2;
@@ -203,11 +203,14 @@ final class RequestParser
                     case 'content-type':
                         $contentType = $value;
                         break;
+                    case 'x-request-id':
+                        $requestId = $value;
+                        break;
                 }
             }
         }
 
-        return $this->frame($method, $target, $version, $headers, $host, $hostCount, $contentLengths, $transferEncodings, $connection, $expect, $cookie, $contentType);
+        return $this->frame($method, $target, $version, $headers, $host, $hostCount, $contentLengths, $transferEncodings, $connection, $expect, $cookie, $contentType, $requestId);
     }
 
     /**
@@ -268,6 +271,7 @@ final class RequestParser
         ?string $expect,
         ?string $cookie,
         ?string $contentType,
+        ?string $requestId,
     ): RequestHead {
 
         if ($hostCount > 1) {
@@ -351,7 +355,7 @@ final class RequestParser
             $expectsContinue = $version === '1.1';
         }
 
-        return new RequestHead($method, $target, $version, $headers, $host, $contentLength, $chunked, $keepAlive, $expectsContinue, $cookie, $contentType);
+        return new RequestHead($method, $target, $version, $headers, $host, $contentLength, $chunked, $keepAlive, $expectsContinue, $cookie, $contentType, $requestId);
     }
 
     /** Why a request line did not match REQUEST_LINE: an unsupported version (505) or a malformed line. */

@@ -37,9 +37,10 @@ final class ResponseFramer
     /**
      * @param bool $keepAlive whether the request and the server allow another request after this one
      * @param string $dateLine the `Date: …\r\n` line to add unless the response has its own
+     * @param string $requestIdLine an `X-Request-Id: …\r\n` line to add unless the response has its own ('' for none)
      * @throws InvalidResponseException
      */
-    public function frame(ResponseInterface $response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine): FramedResponse
+    public function frame(ResponseInterface $response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine, string $requestIdLine = ''): FramedResponse
     {
         $status = $response->getStatusCode();
         $reason = $response->getReasonPhrase();
@@ -75,6 +76,9 @@ final class ResponseFramer
                 case 'server':
                     $hasServer = true;
                     break;
+                case 'x-request-id':
+                    $requestIdLine = '';
+                    break;
             }
             if (isset($values[1])) {
                 $head .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
@@ -88,6 +92,7 @@ final class ResponseFramer
         if (!$hasServer) {
             $head .= $this->serverHeaderLine;
         }
+        $head .= $requestIdLine;
 
         if ($status < 200 || $status === 204) {
             // No body and no framing headers at all (RFC 9110 §8.6).

@@ -40,7 +40,7 @@ final class Server
         Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
         Message\UploadedFile::class, Message\ServerParams::class,
         Classic\ClassicResponse::class, Classic\CapturedOutput::class,
-        ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class,
+        ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class, AccessLog::class,
         RequestBuilder::class, ResponseBodyWriter::class, Classic\ClassicCapture::class,
         Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
         Message\HeaderRules::class, Message\Uri::class,
@@ -49,6 +49,7 @@ final class Server
     ];
 
     private readonly OpenConnections $connections;
+    private readonly ServerMetrics $metrics;
     private readonly ServerContext $context;
     private readonly RequestBudget $budget;
     /** @var resource|null */
@@ -83,8 +84,12 @@ final class Server
         $this->listener = $listener;
         $this->ownsListener = $listener === null;
         $this->stopped = new DeferredFuture();
-        $this->context = new ServerContext($config, $handler, $logger, $scriptFilename);
         $this->connections = new OpenConnections($config, $logger, $this->wakeAcceptLoop(...));
+        $this->metrics = new ServerMetrics($this->connections->statistics, fn (): array => [
+            'connections' => $this->connections->count(),
+            'inFlight' => $this->inFlightCount(),
+        ]);
+        $this->context = new ServerContext($config, $handler, $logger, $this->metrics, $scriptFilename);
         $this->budget = new RequestBudget();
     }
 
@@ -175,6 +180,12 @@ final class Server
     public function statistics(): ConnectionStatistics
     {
         return $this->connections->statistics;
+    }
+
+    /** The server's figures, for a metrics registry (Metrics\Registry::add()). */
+    public function metrics(): ServerMetrics
+    {
+        return $this->metrics;
     }
 
     /** Requests started since the server started. */

@@ -33,7 +33,8 @@ final readonly class ServerConfig
         'min-data-rate' => ['minDataRate', 'int', 256, 'bytes per second a client must at least send its request or read its response at, measured over --data-rate-window (0: no minimum)'],
         'data-rate-window' => ['dataRateWindow', 'float', 5.0, 'seconds over which --min-data-rate is measured'],
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
-        'access-log' => ['accessLog', 'bool', false, 'log every request (PSR-3, info level) to stderr'],
+        'access-log' => ['accessLog', 'bool', false, 'write a line per request to stderr (docs/HTTP.md)'],
+        'access-log-format' => ['accessLogFormat', 'string', 'common', 'common (the common log format, then duration and request id) or json (one JSON object per line)'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
         'stray-output' => ['strayOutput', 'string', 'body', 'what a request\'s echo, print or var_dump becomes: body (before the response body, as PHP-FPM sends it) or log (logged and dropped)'],
         'debug-errors' => ['debugErrors', 'bool', false, 'a 500 from an exception shows its chain and stack traces to the client (development only; by default a 500 says nothing but its status)'],
@@ -58,6 +59,7 @@ final readonly class ServerConfig
         public float $dataRateWindow = 5.0,
         public float $drainTimeout = 10.0,
         public bool $accessLog = false,
+        public string $accessLogFormat = 'common',
         public string $serverHeader = 'Bobbin',
         public string $trustedProxies = '',
         public bool $debugErrors = false,
@@ -89,6 +91,9 @@ final readonly class ServerConfig
             throw new InvalidConfigException('--max-request-line-bytes must not exceed --max-header-bytes');
         }
         TrustedProxies::fromList($trustedProxies);
+        if ($accessLogFormat !== 'common' && $accessLogFormat !== 'json') {
+            throw new InvalidConfigException('--access-log-format must be "common" or "json"');
+        }
         if ($strayOutput !== 'body' && $strayOutput !== 'log') {
             throw new InvalidConfigException('--stray-output must be "body" or "log"');
         }

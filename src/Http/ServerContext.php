@@ -23,6 +23,8 @@ final readonly class ServerContext
     public RequestBuilder $requestBuilder;
     public ResponseBodyWriter $bodyWriter;
     public Classic\ClassicCapture $classic;
+    public RequestIds $requestIds;
+    public ?AccessLog $accessLog;
     /**
      * The server parameters of the application file, as PHP-FPM has them for a front
      * controller: SCRIPT_FILENAME, SCRIPT_NAME, PHP_SELF, DOCUMENT_ROOT (none without one).
@@ -31,11 +33,14 @@ final readonly class ServerContext
      */
     public array $scriptParams;
 
+    /** @param resource|null $accessLogStream where --access-log writes (stderr by default) */
     public function __construct(
         public ServerConfig $config,
         public RequestHandlerInterface $handler,
         public LoggerInterface $logger,
+        public ServerMetrics $metrics,
         string $scriptFilename = '',
+        mixed $accessLogStream = null,
     ) {
         $this->serverHeaderLine = $config->serverHeader === '' ? '' : 'Server: ' . $config->serverHeader . "\r\n";
         $this->framer = new ResponseFramer($this->serverHeaderLine);
@@ -43,6 +48,8 @@ final readonly class ServerContext
         $this->requestBuilder = new RequestBuilder(FormDecoder::fromIni(), $this->trustedProxies);
         $this->bodyWriter = new ResponseBodyWriter($logger);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
+        $this->requestIds = new RequestIds();
+        $this->accessLog = $config->accessLog ? new AccessLog($accessLogStream ?? \STDERR, $config->accessLogFormat === 'json') : null;
         $script = $scriptFilename === '' ? false : \realpath($scriptFilename);
         $this->scriptParams = $script === false ? [] : [
             'SCRIPT_FILENAME' => $script,

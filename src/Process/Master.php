@@ -7,6 +7,10 @@ namespace Bobbin\Process;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
+use Bobbin\Metrics\MetricFamily;
+use Bobbin\Process\Admin\AdminListener;
+use Bobbin\Process\Admin\AdminService;
+use Bobbin\Process\Admin\MasterMetrics;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -42,6 +46,8 @@ final class Master
     /** @var resource|null */
     private $listener = null;
     private string $address = '';
+    private readonly MasterMetrics $metrics;
+    private ?AdminService $admin = null;
 
     public function __construct(
         private readonly MasterConfig $config,
@@ -51,6 +57,7 @@ final class Master
         $this->pid = (int) \getmypid();
         $this->restarts = $restarts ?? new RestartPolicy();
         $this->started = \microtime(true);
+        $this->metrics = new MasterMetrics($this->started);
     }
 
     /**
@@ -66,6 +73,19 @@ final class Master
             throw new MasterFailedException($error->getMessage());
         }
         $this->address = self::addressOf($this->listener);
+        if ($this->config->admin !== '') {
+            try {
+                $this->admin = new AdminService(
+                    AdminListener::open($this->config->admin),
+                    $this->metrics,
+                    $this->askWorkersForMetrics(...),
+                    fn (): array => [$this->describe(), $this->describeWorkers(\microtime(true))],
+                );
+            } catch (ServerStartException $error) {
+                \fclose($this->listener);
+                throw new MasterFailedException('--admin: ' . $error->getMessage());
+            }
+        }
         \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
         try {
             if ($this->config->pidFile !== '' && @\file_put_contents($this->config->pidFile, \getmypid() . "\n") === false) {
@@ -89,6 +109,7 @@ final class Master
         while (true) {
             $this->waitForActivity();
             $this->readChannels();
+            $this->admin?->tick(\microtime(true));
             $this->collectSignals();
             $this->reap();
             $now = \microtime(true);
@@ -104,7 +125,7 @@ final class Master
     /** Sleeps until a worker writes (at once) or a tick passes (signals and exits are polled per tick). */
     private function waitForActivity(): void
     {
-        $channels = [];
+        $channels = $this->admin?->streams() ?? [];
         foreach ($this->workers as $worker) {
             if (\is_resource($worker->channel)) {
                 $channels[] = $worker->channel;
@@ -181,6 +202,16 @@ final class Master
                 $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
                 $this->statusDirty = true;
                 break;
+            case WorkerMessage::METRICS:
+                $families = [];
+                foreach ((array) ($message->fields['families'] ?? []) as $data) {
+                    $family = \is_array($data) ? MetricFamily::fromArray($data) : null;
+                    if ($family !== null) {
+                        $families[] = $family;
+                    }
+                }
+                $this->admin?->answered($worker->pid, $message->int('id'), $families);
+                break;
             case WorkerMessage::EXITING:
                 if ($worker->state === WorkerState::Ready || $worker->state === WorkerState::Retiring) {
                     // Not a crash: no restart delay, no warning; replaceMissingWorkers() starts another.
@@ -251,6 +282,7 @@ final class Master
             return;
         }
         $generation = $this->pendingGeneration = $this->generation + 1;
+        $this->metrics->reloads++;
         $this->logger->info('Reloading: starting {count} new worker(s) with the application as it is on disk now', ['count' => $this->config->workers]);
         for ($i = 0; $i < $this->config->workers; $i++) {
             $this->spawn($generation);
@@ -302,7 +334,9 @@ final class Master
 
     private function workerExited(WorkerHandle $worker, string $how): void
     {
-        if ($this->phase === MasterPhase::Stopping || $worker->state === WorkerState::Draining) {
+        $expected = $this->phase === MasterPhase::Stopping || $worker->state === WorkerState::Draining;
+        $this->metrics->workerExited($expected ? 'replaced' : 'crashed');
+        if ($expected) {
             $this->logger->debug('Worker {pid} {how}', ['pid' => $worker->pid, 'how' => $how]);
 
             return;
@@ -395,6 +429,7 @@ final class Master
         \fclose($pair[1]);
         \stream_set_blocking($pair[0], false);
         $this->workers[$pid] = new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
+        $this->metrics->workerStarts++;
         $this->statusDirty = true;
     }
 
@@ -410,6 +445,8 @@ final class Master
             $sibling->closeChannel();
         }
         $this->workers = [];
+        $this->admin?->forget();
+        $this->admin = null;
         $listener = $this->listener;
         \assert($listener !== null);
         $code = 1;
@@ -476,24 +513,56 @@ final class Master
         if ($path === '' || !$this->statusDirty || $now - $this->statusWrittenAt < self::STATUS_EVERY_SECONDS) {
             return;
         }
+        StatusFile::write($path, [
+            'updated' => $now,
+            'master' => $this->describe(),
+            'workers' => $this->describeWorkers($now),
+        ]);
+        $this->statusDirty = false;
+        $this->statusWrittenAt = $now;
+    }
+
+    /** @return array<string, mixed> the master's part of the status file and of /status.json */
+    private function describe(): array
+    {
+        return [
+            'pid' => \getmypid(),
+            'started' => $this->started,
+            'address' => $this->address,
+            'admin' => $this->admin?->address() ?? '',
+            'workers' => $this->config->workers,
+            'generation' => $this->generation,
+            'phase' => \strtolower($this->phase->name),
+        ];
+    }
+
+    /** @return list<array<string, mixed>> */
+    private function describeWorkers(float $now): array
+    {
         $workers = [];
         foreach ($this->workers as $worker) {
             $workers[] = $worker->describe($now);
         }
-        StatusFile::write($path, [
-            'updated' => $now,
-            'master' => [
-                'pid' => \getmypid(),
-                'started' => $this->started,
-                'address' => $this->address,
-                'workers' => $this->config->workers,
-                'generation' => $this->generation,
-                'phase' => \strtolower($this->phase->name),
-            ],
-            'workers' => $workers,
-        ]);
-        $this->statusDirty = false;
-        $this->statusWrittenAt = $now;
+
+        return $workers;
+    }
+
+    /**
+     * Sends a collect line to every worker that can answer (a scrape of /metrics or
+     * /status.json); returns the pids asked.
+     *
+     * @return list<int>
+     */
+    private function askWorkersForMetrics(int $id): array
+    {
+        $asked = [];
+        foreach ($this->workers as $worker) {
+            if ($worker->state !== WorkerState::Booting && $worker->send(WorkerMessage::collect($id))) {
+                $asked[] = $worker->pid;
+            }
+        }
+
+        return $asked;
     }
 
     private function cleanUp(): void
@@ -501,6 +570,7 @@ final class Master
         if (\getmypid() !== $this->pid) {
             return; // a worker on its way to the global scope: the master's things are not its own
         }
+        $this->admin?->close();
         if ($this->workers !== []) {
             // Only reached on an unexpected error in the master itself: leave no worker behind.
             $this->signalAll(\SIGKILL);

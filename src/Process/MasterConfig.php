@@ -25,6 +25,8 @@ final readonly class MasterConfig
         public float $stopMargin = 5.0,
         /** APP_FILE is a superglobals script run per request (--legacy), not an application object. */
         public bool $legacy = false,
+        /** Where the master serves /metrics and /status (--admin=HOST:PORT or unix:/path; '' for nowhere). */
+        public string $admin = '',
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');

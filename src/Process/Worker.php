@@ -11,6 +11,8 @@ use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
+use Bobbin\Metrics\ProcessCollector;
+use Bobbin\Metrics\Registry;
 use Bobbin\Http\ServerStartException;
 use Psr\Log\LoggerInterface;
 
@@ -93,10 +95,23 @@ final class Worker
         };
         Signals::on(\SIGTERM, $stop);
         Signals::on(\SIGINT, $stop);
-        $this->channel->whenMasterGone(function () use ($server): void {
+        $registry = Registry::default();
+        $registry->add($server->metrics());
+        $process = new ProcessCollector();
+        $process->start();
+        $registry->add($process);
+        $this->channel->listen(function () use ($server): void {
             if (!$server->isStopping()) {
                 $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);
                 $server->stop($this->config->server->drainTimeout, $this->config->idleGrace);
+            }
+        }, function (WorkerMessage $message) use ($registry): void {
+            if ($message->type === WorkerMessage::COLLECT) {
+                $families = [];
+                foreach ($registry->collect() as $family) {
+                    $families[] = $family->toArray();
+                }
+                $this->channel->send(WorkerMessage::metrics($message->int('id'), $families));
             }
         });
         $requestLimit = $this->config->recycle->requestLimitForOneWorker();

@@ -10,12 +10,15 @@ use Bobbin\Async\StreamWatcher;
 use Closure;
 
 /**
- * The worker's end of its socket pair with the master: small JSON lines out, and end-of-file in
- * when the master is gone (killed with -9), which makes an orphaned worker stop by itself.
+ * The worker's end of its socket pair with the master: small JSON lines both ways, and
+ * end-of-file in when the master is gone (killed with -9), which makes an orphaned worker stop
+ * by itself.
  */
 final class WorkerChannel
 {
     private ?StreamWatcher $watcher = null;
+    /** Bytes of lines that did not fit the socket yet. */
+    private string $pending = '';
 
     /** @param resource $socket */
     public function __construct(private $socket)
@@ -25,8 +28,9 @@ final class WorkerChannel
     }
 
     /**
-     * Best effort and never blocking: a line is far below the socket buffer, and a master too
-     * busy to read loses a stats report, never a request.
+     * Never blocking: a line is usually far below the socket buffer and goes out at once; what
+     * does not fit (a large metrics reply to a busy master) is written by a fiber as the master
+     * reads. False when the master's end is gone.
      */
     public function send(WorkerMessage $message): bool
     {
@@ -34,23 +38,71 @@ final class WorkerChannel
             return false;
         }
         $line = $message->encode();
+        if ($this->pending !== '') {
+            $this->pending .= $line;
 
-        return @\fwrite($this->socket, $line) === \strlen($line);
+            return true;
+        }
+        $written = @\fwrite($this->socket, $line);
+        if ($written === \strlen($line)) {
+            return true;
+        }
+        if ($written === false) {
+            return false;
+        }
+        $this->pending = \substr($line, $written);
+        Async::run($this->flushPending(...))->ignore();
+
+        return true;
     }
 
-    /** @param Closure(): void $onGone runs once, when the master's end closes */
-    public function whenMasterGone(Closure $onGone): void
+    private function flushPending(): void
     {
-        $this->watcher = new StreamWatcher($this->socket);
-        $watcher = $this->watcher;
+        $watcher = $this->watcher ??= new StreamWatcher($this->socket); // one reader, one writer
+        try {
+            while ($this->pending !== '' && \is_resource($this->socket)) {
+                $watcher->awaitWritable(5.0);
+                $written = @\fwrite($this->socket, $this->pending);
+                if ($written === false) {
+                    break;
+                }
+                $this->pending = (string) \substr($this->pending, $written);
+            }
+        } catch (\Throwable) {
+            // The master is gone or stuck: nothing more to tell it.
+        }
+        $this->pending = '';
+    }
+
+    /**
+     * Reads what the master sends, until its end closes.
+     *
+     * @param Closure(): void $onGone runs once, when the master's end closes
+     * @param (Closure(WorkerMessage): void)|null $onMessage receives each line the master sends
+     */
+    public function listen(Closure $onGone, ?Closure $onMessage = null): void
+    {
+        $watcher = $this->watcher ??= new StreamWatcher($this->socket);
         $socket = $this->socket;
-        Async::run(static function () use ($watcher, $socket, $onGone): void {
+        Async::run(static function () use ($watcher, $socket, $onGone, $onMessage): void {
+            $buffer = '';
             try {
                 while (true) {
                     $watcher->awaitReadable();
-                    $data = @\fread($socket, 4096);
+                    $data = @\fread($socket, 65536);
                     if ($data === false || ($data === '' && \feof($socket))) {
                         break;
+                    }
+                    $buffer .= $data;
+                    while (($end = \strpos($buffer, "\n")) !== false) {
+                        $message = WorkerMessage::decode(\substr($buffer, 0, $end));
+                        $buffer = \substr($buffer, $end + 1);
+                        if ($message !== null && $onMessage !== null) {
+                            $onMessage($message);
+                        }
+                    }
+                    if (\strlen($buffer) > 65536) {
+                        $buffer = ''; // not our protocol
                     }
                 }
             } catch (StreamClosedException) {

@@ -60,6 +60,17 @@ final class WorkerHandle
         return $messages;
     }
 
+    /** A line to the worker (a collect): never blocking, lost if its socket is full. */
+    public function send(WorkerMessage $message): bool
+    {
+        if (!\is_resource($this->channel)) {
+            return false;
+        }
+        $line = $message->encode();
+
+        return @\fwrite($this->channel, $line) === \strlen($line);
+    }
+
     public function closeChannel(): void
     {
         if (\is_resource($this->channel)) {

@@ -6,7 +6,8 @@ namespace Bobbin\Process;
 
 /**
  * One line a worker sends its master over their socket pair: a JSON object with a "type"
- * (ready, boot-failed, stats, retiring, exiting) and the fields of that type.
+ * (ready, boot-failed, stats, retiring, exiting, metrics) and the fields of that type; the master
+ * sends lines of the same form the other way (collect).
  */
 final readonly class WorkerMessage
 {
@@ -16,6 +17,10 @@ final readonly class WorkerMessage
     public const RETIRING = 'retiring';
     /** The worker ends now, on purpose (a legacy script's exit()): replace it at once, it is no crash. */
     public const EXITING = 'exiting';
+    /** Master → worker: send your metric families, tagged with this id. */
+    public const COLLECT = 'collect';
+    /** Worker → master: the metric families asked for by a collect of the same id. */
+    public const METRICS = 'metrics';
 
     /** @param array<string, mixed> $fields */
     public function __construct(public string $type, public array $fields = [])
@@ -47,6 +52,17 @@ final readonly class WorkerMessage
         return new self(self::EXITING, ['reason' => $reason]);
     }
 
+    public static function collect(int $id): self
+    {
+        return new self(self::COLLECT, ['id' => $id]);
+    }
+
+    /** @param list<array<string, mixed>> $families MetricFamily::toArray() of each */
+    public static function metrics(int $id, array $families): self
+    {
+        return new self(self::METRICS, ['id' => $id, 'families' => $families]);
+    }
+
     /** The line on the wire, newline included. */
     public function encode(): string
     {
@@ -57,7 +73,7 @@ final readonly class WorkerMessage
     public static function decode(string $line): ?self
     {
         try {
-            $data = \json_decode($line, true, 8, \JSON_THROW_ON_ERROR);
+            $data = \json_decode($line, true, 16, \JSON_THROW_ON_ERROR);
         } catch (\JsonException) {
             return null;
         }

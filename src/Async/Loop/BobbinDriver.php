@@ -36,6 +36,10 @@ final class BobbinDriver implements Driver
     private readonly CallbackRegistry $registry;
     private readonly StreamInterest $streams;
     private bool $lastPollWasSmall = false;
+    /** When the last poll returned (microtime): when what it found ready was found. */
+    public float $polledAt = 0.0;
+    /** Told when the loop goes to wait and when it comes back (a watchdog of blocking code). */
+    public ?LoopHeartbeat $heartbeat = null;
 
     /**
      * @param float $batchDelay seconds to pause after a tick with fewer than $batchBelow ready streams (0: off)
@@ -399,6 +403,7 @@ final class BobbinDriver implements Driver
             $timeout = \max(0.0, $nextTimer - \hrtime(true) / 1e9);
         }
 
+        $this->heartbeat?->idle();
         if ($this->streams->watched > 0) {
             if ($this->lastPollWasSmall && $timeout !== 0.0) {
                 // Poll batching: let a few more events arrive, then take them in one poll.
@@ -419,6 +424,8 @@ final class BobbinDriver implements Driver
             \usleep((int) \ceil($timeout * 1e6)); // the loop's own wait for a timer: blocking is allowed here
         }
 
+        $this->polledAt = \microtime(true);
+        $this->heartbeat?->busy();
         if ($registry->signalWatches !== []) {
             $registry->queueSignals();
         }

@@ -8,4 +8,13 @@ namespace Bobbin\Http\Classic;
 final class CapturedOutput
 {
     public string $contents = '';
+
+    /** What was written since the last take(). */
+    public function take(): string
+    {
+        $contents = $this->contents;
+        $this->contents = '';
+
+        return $contents;
+    }
 }

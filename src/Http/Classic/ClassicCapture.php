@@ -22,15 +22,18 @@ final class ClassicCapture
     ) {
     }
 
-    /** Starts capturing the current fiber's output; pass the result to finish(). */
+    /** Starts capturing the current fiber's output for good (a connection's); finish() after each request. */
     public function begin(): ?CapturedOutput
     {
-        return OutputCapture::begin();
+        return OutputCapture::claim();
     }
 
     public function finish(?ResponseInterface $response, ?CapturedOutput $output, string $method, string $target): ?ResponseInterface
     {
-        $echoed = OutputCapture::end($output);
+        if (($output === null || $output->contents === '') && !HeaderCapture::$dirty) {
+            return $response; // the usual request: no echo, no header()
+        }
+        $echoed = $output?->take() ?? '';
         $headerLines = HeaderCapture::take();
         if ($response === null || ($echoed === '' && $headerLines === [])) {
             return $response;

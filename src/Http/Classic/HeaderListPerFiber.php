@@ -16,13 +16,12 @@ final class HeaderListPerFiber implements FiberLocalState
     /** @return list<string>|null */
     public function save(): ?array
     {
-        $lines = \headers_list();
-        if ($lines === []) {
-            return null;
+        if (!HeaderCapture::$dirty) {
+            return null; // the usual wait: nobody called header() since the list was last taken
         }
-        \header_remove();
+        $lines = HeaderCapture::take();
 
-        return $lines;
+        return $lines === [] ? null : $lines;
     }
 
     public function restore(mixed $saved): void

@@ -59,6 +59,21 @@ final class OutputCapture
         self::$byFiber = null;
     }
 
+    /**
+     * Captures what the current fiber writes for as long as it lives, into one object that the
+     * caller empties after each request (a connection's fiber serves request after request); null
+     * outside a fiber or before install().
+     */
+    public static function claim(): ?CapturedOutput
+    {
+        $fiber = Async::currentFiber();
+        if ($fiber === null || self::$byFiber === null) {
+            return null;
+        }
+
+        return self::$byFiber[$fiber] ??= new CapturedOutput();
+    }
+
     /** Starts capturing what the current fiber (or {main}) writes; null before install(). */
     public static function begin(): ?CapturedOutput
     {

@@ -1,0 +1,50 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+/**
+ * One line per request (--access-log), in the common log format with the duration and request
+ * id appended, or as JSON lines (--access-log-format=json). Written straight to its stream
+ * (stderr), not through the PSR-3 logger, so each line is exactly the format.
+ *
+ *   common: 127.0.0.1 - - [25/Nov/2026:10:00:00 +0000] "GET /x HTTP/1.1" 200 13 0.000417 9f3c-1a
+ *   json:   {"time":"2026-11-25T10:00:00.123Z","remote":"127.0.0.1","method":"GET",...}
+ *
+ * The duration runs from when the request's bytes were found ready (its connection's accept for
+ * a first request) to its response written: time queued behind other work in the worker shows.
+ */
+final class AccessLog
+{
+    /** @param resource $stream */
+    public function __construct(private $stream, private readonly bool $json = false)
+    {
+    }
+
+    public function request(string $remote, RequestHead $head, int $status, int $bytes, float $seconds, string $requestId): void
+    {
+        $time = \microtime(true);
+        if ($this->json) {
+            $line = \json_encode([
+                'time' => \gmdate('Y-m-d\TH:i:s', (int) $time) . \sprintf('.%03dZ', (int) (($time - (int) $time) * 1000)),
+                'remote' => $remote, 'method' => $head->method, 'target' => $head->target, 'protocol' => 'HTTP/' . $head->protocolVersion,
+                'status' => $status, 'bytes' => $bytes, 'duration_s' => \round($seconds, 6), 'request_id' => $requestId,
+            ], \JSON_UNESCAPED_SLASHES | \JSON_INVALID_UTF8_SUBSTITUTE) . "\n";
+        } else {
+            $line = \sprintf(
+                "%s - - [%s] \"%s %s HTTP/%s\" %d %d %.6f %s\n",
+                $remote === '' ? '-' : $remote,
+                \gmdate('d/M/Y:H:i:s +0000', (int) $time),
+                $head->method,
+                $head->target,
+                $head->protocolVersion,
+                $status,
+                $bytes,
+                $seconds,
+                $requestId,
+            );
+        }
+        @\fwrite($this->stream, $line);
+    }
+}

@@ -1,0 +1,133 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process\Admin;
+
+use Bobbin\Metrics\Aggregation;
+use Bobbin\Metrics\MetricFamily;
+use Bobbin\Metrics\PrometheusText;
+use Closure;
+
+/**
+ * What the master's admin listener serves:
+ *
+ *   /metrics       Prometheus text (OpenMetrics when the Accept header asks), every worker's
+ *                  families merged (Aggregation) plus the master's own
+ *   /status.json   StatusReport
+ *   /status        StatusPage, which reads /status.json every second
+ *
+ * Worker figures are asked for on each request (a "collect" line to every worker; answers
+ * awaited up to COLLECT_SECONDS), so they are as fresh as the scrape. The master calls tick() on
+ * every turn of its loop and answered() with each worker's reply.
+ */
+final class AdminService
+{
+    private const COLLECT_SECONDS = 0.5;
+
+    private ?MetricsCollection $collection = null;
+    private int $nextId = 1;
+
+    /**
+     * @param Closure(int): list<int> $askWorkers sends a collect with this id to every worker; the pids asked
+     * @param Closure(): array{array<string, mixed>, list<array<string, mixed>>} $masterStatus the master's record and its workers'
+     */
+    public function __construct(
+        private readonly AdminListener $listener,
+        private readonly MasterMetrics $masterMetrics,
+        private readonly Closure $askWorkers,
+        private readonly Closure $masterStatus,
+    ) {
+    }
+
+    /** @return list<resource> */
+    public function streams(): array
+    {
+        return $this->listener->streams();
+    }
+
+    public function address(): string
+    {
+        return $this->listener->address;
+    }
+
+    public function tick(float $now): void
+    {
+        foreach ($this->listener->poll($now) as $request) {
+            $this->route($request, $now);
+        }
+        if ($this->collection !== null && $this->collection->isDone($now)) {
+            $collection = $this->collection;
+            $this->collection = null;
+            $this->answer($collection, $now);
+        }
+    }
+
+    /** @param list<MetricFamily> $families */
+    public function answered(int $pid, int $id, array $families): void
+    {
+        if ($this->collection !== null && $this->collection->id === $id) {
+            $this->collection->answer($pid, $families);
+        }
+    }
+
+    public function close(): void
+    {
+        $this->listener->close();
+    }
+
+    /** In a forked worker: the admin sockets are the master's. */
+    public function forget(): void
+    {
+        $this->listener->forget();
+    }
+
+    private function route(AdminRequest $request, float $now): void
+    {
+        if ($request->method !== 'GET' && $request->method !== 'HEAD') {
+            $request->respond(405, 'text/plain; charset=utf-8', "GET only\n");
+
+            return;
+        }
+        switch ($request->path) {
+            case '/metrics':
+            case '/status.json':
+                if ($this->collection === null) {
+                    $id = $this->nextId++;
+                    $this->collection = new MetricsCollection($id, ($this->askWorkers)($id), $now + self::COLLECT_SECONDS);
+                }
+                $this->collection->waiting[] = $request;
+                break;
+            case '/':
+            case '/status':
+                $request->respond(200, 'text/html; charset=utf-8', StatusPage::html());
+                break;
+            default:
+                $request->respond(404, 'text/plain; charset=utf-8', "Not found: /metrics, /status, /status.json\n");
+        }
+    }
+
+    private function answer(MetricsCollection $collection, float $now): void
+    {
+        [$master, $workers] = ($this->masterStatus)();
+        $this->masterMetrics->workersByState = [];
+        foreach ($workers as $worker) {
+            $state = (string) ($worker['state'] ?? 'unknown');
+            $this->masterMetrics->workersByState[$state] = ($this->masterMetrics->workersByState[$state] ?? 0) + 1;
+        }
+        $merged = Aggregation::merge($collection->answers());
+        foreach ($collection->waiting as $request) {
+            if ($request->path === '/metrics') {
+                $open = PrometheusText::wantsOpenMetrics($request->accept);
+                $request->respond(
+                    200,
+                    $open ? PrometheusText::OPENMETRICS_CONTENT_TYPE : PrometheusText::CONTENT_TYPE,
+                    PrometheusText::render([...$merged, ...$this->masterMetrics->collect()], $open),
+                );
+            } else {
+                $report = StatusReport::build(\microtime(true), $master, $workers, $merged);
+                $request->respond(200, 'application/json', (string) \json_encode($report, \JSON_UNESCAPED_SLASHES | \JSON_PRESERVE_ZERO_FRACTION));
+            }
+        }
+    }
+}
