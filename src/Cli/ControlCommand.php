@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Cli;
 
 use Bobbin\Process\MasterConfig;
+use Bobbin\Process\Admin\StatusReport;
 use Bobbin\Process\StatusFile;
 
 /**
@@ -90,9 +91,35 @@ final class ControlCommand
 
             return ExitCode::Ok->value;
         }
-        \fwrite($this->stdout, \implode("\n", StatusFile::describe($status, \microtime(true))) . "\n");
+        $admin = \is_array($status['master'] ?? null) ? (string) ($status['master']['admin'] ?? '') : '';
+        $live = $admin === '' ? null : self::fetchReport($admin);
+        $lines = $live !== null ? StatusReport::describe($live) : StatusFile::describe($status, \microtime(true));
+        \fwrite($this->stdout, \implode("\n", $lines) . "\n");
 
         return ExitCode::Ok->value;
+    }
+
+    /**
+     * The master's live /status.json through its admin listener, or null when it does not answer
+     * within a moment (the status file, up to a second old, serves then).
+     *
+     * @return array<string, mixed>|null
+     */
+    private static function fetchReport(string $admin): ?array
+    {
+        $target = \str_starts_with($admin, 'unix:') ? 'unix://' . \substr($admin, 5) : 'tcp://' . $admin;
+        $socket = @\stream_socket_client($target, $code, $message, 2.0);
+        if ($socket === false) {
+            return null;
+        }
+        \stream_set_timeout($socket, 2);
+        \fwrite($socket, "GET /status.json HTTP/1.0\r\nHost: bobbin\r\n\r\n");
+        $raw = (string) \stream_get_contents($socket);
+        \fclose($socket);
+        $body = \explode("\r\n\r\n", $raw, 2)[1] ?? '';
+        $report = \json_decode($body, true);
+
+        return \is_array($report) ? $report : null;
     }
 
     /** @throws StartupException when nothing runs under that pid file */

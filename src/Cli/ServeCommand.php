@@ -111,7 +111,7 @@ final class ServeCommand
             } catch (InvalidConfigException $error) {
                 throw new UsageException('--admin: ' . $error->getMessage());
             }
-            if ($admin === $config->listen) {
+            if ($admin === $config->listen && !\str_ends_with($admin, ':0')) {
                 throw new UsageException('--admin must not be the application\'s address (--listen)');
             }
         }

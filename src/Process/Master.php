@@ -248,6 +248,9 @@ final class Master
                 $this->logger->info('Listening on {address} (master pid {pid}, {count} workers)', [
                     'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
                 ]);
+                if ($this->admin !== null) {
+                    $this->logger->info('Admin on {admin}: /metrics, /status, /status.json', ['admin' => $this->admin->address()]);
+                }
             }
 
             return;

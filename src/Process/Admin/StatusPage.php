@@ -70,7 +70,8 @@ final class StatusPage
               g.stroke();
               g.fillStyle = '#777'; g.font = '11px sans-serif'; g.fillText(max.toPrecision(3), 4, 12);
               g.strokeStyle = color; g.lineWidth = 2; g.beginPath();
-              values.forEach((v, i) => { const x = w * i / 119, y = h - h * v / max; i ? g.lineTo(x, y) : g.moveTo(x, y); });
+              const span = Math.max(values.length - 1, 1);
+              values.forEach((v, i) => { const x = w * i / span, y = h - 2 - (h - 4) * v / max; i ? g.lineTo(x, y) : g.moveTo(x, y); });
               g.stroke();
             }
             function push(name, value) { series[name].push(value); if (series[name].length > 120) series[name].shift(); }

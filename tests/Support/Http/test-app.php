@@ -7,6 +7,7 @@ declare(strict_types=1);
  *   /info            JSON of what the server handed to the application
  *   /echo            the request body back, with its Content-Type
  *   /slow?ms=N       answers after N ms (a fiber wait, other requests go on)
+ *   /block?ms=N      blocks the whole worker for N ms (usleep), then answers
  *   /throw           the handler throws
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
@@ -39,6 +40,7 @@ return static function (ServerRequestInterface $request): ResponseInterface {
                 'cookies' => $request->getCookieParams(),
                 'server' => $request->getServerParams(),
                 'body' => (string) $request->getBody(),
+                'request_id' => $request->getAttribute('bobbin.request_id'),
             ], \JSON_THROW_ON_ERROR));
         case '/echo':
             $headers = $request->hasHeader('Content-Type') ? ['Content-Type' => $request->getHeaderLine('Content-Type')] : [];
@@ -48,6 +50,10 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             Async::delay(((int) ($query['ms'] ?? 100)) / 1000);
 
             return new Response(200, ['Content-Type' => 'text/plain'], 'slow done');
+        case '/block':
+            \usleep(((int) ($query['ms'] ?? 100)) * 1000); // blocking on purpose: what the watchdog must see
+
+            return new Response(200, ['Content-Type' => 'text/plain'], 'blocked');
         case '/throw':
             throw new \RuntimeException('secret detail that must not reach the client');
         case '/stream':
