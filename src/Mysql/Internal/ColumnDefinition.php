@@ -48,7 +48,8 @@ final class ColumnDefinition
             while ($at < \strlen($info)) {
                 $key = Wire::readUint8($info, $at);
                 $value = (string) Wire::readLengthEncodedString($info, $at);
-                if ($key === 0) {
+                // 0: a data type name (inet6, uuid…), 1: a format (MariaDB's JSON is LONGTEXT, format "json").
+                if ($key <= 1 && $extendedType === '') {
                     $extendedType = $value;
                 }
             }
