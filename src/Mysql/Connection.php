@@ -407,7 +407,7 @@ final class Connection implements Executor
     private function noteStatus(ResponseReader $reader): void
     {
         $wasInTransaction = ($this->status & Protocol::SERVER_STATUS_IN_TRANS) !== 0;
-        $this->status = $reader->status;
+        $this->status = $reader->status ?? $this->status;
         if ($reader->sessionStateChanged) {
             $this->sessionStateChanged = true;
         }

@@ -48,8 +48,8 @@ final class ResponseReader
     private int $paramsLeft = 0;
 
     public ?ServerError $error = null;
-    /** The last status flags the server sent (transaction, more results, session state changed). */
-    public int $status = 0;
+    /** The last status flags the server sent (transaction, more results, session state changed); null: none came (an ERR, a prepare). */
+    public ?int $status = null;
     /** Set when the status flags of any packet reported a change of session state. */
     public bool $sessionStateChanged = false;
     /** The file a LOCAL INFILE request named: the connection refuses it with an empty packet. */

@@ -67,7 +67,7 @@ abstract class MysqlTestCase extends TestCase
     protected static function sessionsRunning(string $pattern): int
     {
         return (int) EmbeddedMysql::client(\sprintf(
-            "SELECT count(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE %s AND ID <> CONNECTION_ID()",
+            "SELECT count(*) FROM information_schema.PROCESSLIST WHERE COMMAND IN ('Query', 'Execute') AND INFO LIKE %s AND ID <> CONNECTION_ID()",
             "'" . \str_replace("'", "''", $pattern) . "'",
         ));
     }
