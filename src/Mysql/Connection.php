@@ -16,6 +16,7 @@ use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
 use Bobbin\Mysql\Exception\QueryTimeoutException;
+use Bobbin\Mysql\Internal\ColumnDefinition;
 use Bobbin\Mysql\Internal\ErrorFactory;
 use Bobbin\Mysql\Internal\Handshake;
 use Bobbin\Mysql\Internal\ParameterEncoder;
@@ -44,7 +45,7 @@ final class Connection implements Executor
     private const UNKNOWN_STATEMENT = 1243;
 
     private ConnectionState $state = ConnectionState::Idle;
-    /** @var array<string, array{int, int}> SQL text => [statement id, parameter count], least recently used first */
+    /** @var array<string, array{int, int, list<ColumnDefinition>}> SQL text => [statement id, parameter count, result columns], least recently used first */
     private array $statements = [];
     /** COM_STMT_CLOSE packets of evicted statements, sent ahead of the next command (they have no answer). */
     private string $pendingCloses = '';
@@ -63,6 +64,7 @@ final class Connection implements Executor
     private ?Closure $canceller = null;
     private readonly bool $deprecateEof;
     private readonly bool $extendedMetadata;
+    private readonly bool $cacheMetadata;
 
     private function __construct(
         private readonly Transport $transport,
@@ -75,6 +77,7 @@ final class Connection implements Executor
         $this->openedAt = $this->lastUsedAt = \microtime(true);
         $this->deprecateEof = ($capabilities & Protocol::CLIENT_DEPRECATE_EOF) !== 0;
         $this->extendedMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA) !== 0;
+        $this->cacheMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_CACHE_METADATA) !== 0;
     }
 
     public function __destruct()
@@ -148,12 +151,12 @@ final class Connection implements Executor
                 unset($this->statements[$sql]);
                 $this->statements[$sql] = $statement;
             }
-            $reader = $this->exchange(ParameterEncoder::execute($statement[0], $statement[1], $params), true, $sql, $deadline, $cancellation);
+            $reader = $this->executePrepared($sql, $statement, $params, $deadline, $cancellation);
             if ($reader->error?->code === self::UNKNOWN_STATEMENT) {
                 // The server dropped the statement (nothing ran): prepare it again and run it.
                 unset($this->statements[$sql]);
                 $statement = $this->prepare($sql, $deadline, $cancellation);
-                $reader = $this->exchange(ParameterEncoder::execute($statement[0], $statement[1], $params), true, $sql, $deadline, $cancellation);
+                $reader = $this->executePrepared($sql, $statement, $params, $deadline, $cancellation);
             }
             if ($this->config->statementCacheSize === 0) {
                 unset($this->statements[$sql]);
@@ -345,7 +348,30 @@ final class Connection implements Executor
         $this->state = ConnectionState::Busy;
     }
 
-    /** @return array{int, int} */
+    /**
+     * @param array{int, int, list<ColumnDefinition>} $statement
+     * @param array<int, mixed> $params
+     */
+    private function executePrepared(string $sql, array $statement, array $params, ?float $deadline, ?Cancellation $cancellation): ResponseReader
+    {
+        $reader = $this->exchange(
+            ParameterEncoder::execute($statement[0], $statement[1], $params),
+            true,
+            $sql,
+            $deadline,
+            $cancellation,
+            false,
+            $statement[2],
+        );
+        if ($reader->metadataReceived && isset($this->statements[$sql])) {
+            // What the server will leave out next time (MARIADB_CLIENT_CACHE_METADATA).
+            $this->statements[$sql][2] = $reader->columns();
+        }
+
+        return $reader;
+    }
+
+    /** @return array{int, int, list<ColumnDefinition>} */
     private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): array
     {
         $limit = \max(1, $this->config->statementCacheSize);
@@ -359,16 +385,18 @@ final class Connection implements Executor
             throw $this->errorOf($reader, $sql);
         }
 
-        return $this->statements[$sql] = [$reader->statementId, $reader->parameterCount];
+        return $this->statements[$sql] = [$reader->statementId, $reader->parameterCount, $reader->columns()];
     }
 
     /**
      * Sends one command and reads its whole response, suspending the fiber while the socket is
      * not ready. A cancelled or timed-out wait abandons the statement (see abandon()).
      */
-    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false): ResponseReader
+    /** @param list<ColumnDefinition>|null $knownColumns a prepared statement's result columns, as the server last described them */
+    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?array $knownColumns = null): ResponseReader
     {
-        $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare);
+        $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata);
+        $reader->knownColumns = $knownColumns;
         $transport = $this->transport;
         $packets = $transport->packets;
         $packets->resetSequence();

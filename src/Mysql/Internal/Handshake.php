@@ -42,7 +42,7 @@ final class Handshake
         if ($config->allowMultipleStatements) {
             $capabilities |= Protocol::CLIENT_MULTI_STATEMENTS;
         }
-        $mariadb = $greeting->mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA;
+        $mariadb = $greeting->mariadbCapabilities & (Protocol::MARIADB_CLIENT_EXTENDED_METADATA | Protocol::MARIADB_CLIENT_CACHE_METADATA);
 
         $wantsTls = $config->tls === TlsMode::Required || ($config->tls === TlsMode::Preferred && !$transport->isUnixSocket);
         if ($wantsTls && ($greeting->capabilities & Protocol::CLIENT_SSL) !== 0) {

@@ -32,6 +32,8 @@ final class Protocol
 
     /** MariaDB's own capability flags (the greeting's and the response's extra 32 bits). */
     public const MARIADB_CLIENT_EXTENDED_METADATA = 8;
+    /** Result sets of a prepared statement leave out column definitions the client already has. */
+    public const MARIADB_CLIENT_CACHE_METADATA = 16;
 
     public const SERVER_STATUS_IN_TRANS = 0x0001;
     public const SERVER_STATUS_AUTOCOMMIT = 0x0002;

@@ -58,6 +58,20 @@ final class ResponseReader
     public bool $discardRows = false;
     public int $statementId = 0;
     public int $parameterCount = 0;
+    /**
+     * MARIADB_CLIENT_CACHE_METADATA: the columns the server described last time for this
+     * statement, used when it says they are unchanged instead of sending them again.
+     *
+     * @var list<ColumnDefinition>|null
+     */
+    public ?array $knownColumns = null;
+    /** Whether the first result set came with its column definitions (to be remembered). */
+    public bool $metadataReceived = false;
+    private int $resultSets = 0;
+    /** @var list<ColumnDefinition>|null */
+    private ?array $lastColumns = null;
+    /** @var list<ColumnDefinition>|null */
+    private ?array $firstColumns = null;
 
     public function __construct(
         private readonly bool $binary,
@@ -65,6 +79,7 @@ final class ResponseReader
         private readonly bool $extendedMetadata,
         private readonly bool $decodeJson,
         bool $prepare = false,
+        private readonly bool $cacheMetadata = false,
     ) {
         $this->state = $prepare ? self::PREPARE_OK : self::HEADER;
     }
@@ -154,13 +169,14 @@ final class ResponseReader
     }
 
     /**
-     * The columns of a prepared statement's result (empty for a statement without one).
+     * The columns of a prepared statement's result (empty for a statement without one), or of
+     * the first result set of an execution.
      *
      * @return list<ColumnDefinition>
      */
     public function columns(): array
     {
-        return $this->columns;
+        return $this->resultSets > 1 ? ($this->firstColumns ?? $this->columns) : $this->columns;
     }
 
     private function header(int $first, string $payload): bool
@@ -189,6 +205,19 @@ final class ResponseReader
         }
         $this->columns = [];
         $this->rows = [];
+        $first = $this->resultSets++ === 0;
+        if ($this->cacheMetadata && ($payload[$offset] ?? "\x01") === "\x00") {
+            // The server says the columns are those it described before: no definitions follow.
+            $known = $first ? $this->knownColumns : $this->lastColumns;
+            if ($known === null || \count($known) !== $this->columnCount) {
+                throw new ProtocolException('The server skipped column definitions this client never received');
+            }
+            $this->columns = $known;
+            $this->state = $this->deprecateEof ? self::ROWS : self::COLUMNS_EOF;
+
+            return false;
+        }
+        $this->metadataReceived = $this->metadataReceived || $first;
         $this->state = self::COLUMNS;
 
         return false;
@@ -196,6 +225,8 @@ final class ResponseReader
 
     private function endOfRows(string $payload): bool
     {
+        $this->lastColumns = $this->columns;
+        $this->firstColumns ??= $this->columns;
         $status = $this->deprecateEof ? ServerStatus::fromOk($payload) : ServerStatus::fromEof($payload);
         $this->noteStatus($status->status);
         $this->results[] = new Result($this->rows, \count($this->rows), 0, $status->warnings);

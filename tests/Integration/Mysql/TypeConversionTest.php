@@ -109,6 +109,18 @@ final class TypeConversionTest extends MysqlTestCase
         $truncated = $connection->command("UPDATE IGNORE $table SET v = 'toolong'");
         self::assertSame(2, $truncated->warnings);
     }
+
+    public function testACachedStatementSeesColumnsAddedSinceItWasPrepared(): void
+    {
+        $table = $this->createTable('id int PRIMARY KEY');
+        $connection = $this->connect();
+        $connection->execute("INSERT INTO $table VALUES (?)", [1]);
+        self::assertSame([['id' => 1]], $connection->queryAll("SELECT * FROM $table WHERE id > ?", [0]));
+        self::assertSame([['id' => 1]], $connection->queryAll("SELECT * FROM $table WHERE id > ?", [0]), 'metadata left out');
+        $connection->command("ALTER TABLE $table ADD COLUMN extra varchar(5) NOT NULL DEFAULT 'x'");
+
+        self::assertSame([['id' => 1, 'extra' => 'x']], $connection->queryAll("SELECT * FROM $table WHERE id > ?", [0]));
+    }
 }
 
 enum Suit: string

@@ -187,4 +187,26 @@ final class ResponseReaderTest extends TestCase
 
         self::assertSame([['doc' => ['a' => [1, 2]]]], $reader->results()[0]->rows);
     }
+
+    public function testColumnsTheServerLeavesOutAreTheOnesItDescribedBefore(): void
+    {
+        $first = new ResponseReader(true, true, false, false, false, true);
+        self::feed($first, ["\x01\x01", self::column('n', Protocol::TYPE_LONG), "\x00\x00" . \pack('V', 7), self::ok(0, 0, 2, 0, "\xfe")]);
+        self::assertTrue($first->metadataReceived);
+
+        $again = new ResponseReader(true, true, false, false, false, true);
+        $again->knownColumns = $first->columns();
+        self::feed($again, ["\x01\x00", "\x00\x00" . \pack('V', 8), self::ok(0, 0, 2, 0, "\xfe")]);
+
+        self::assertFalse($again->metadataReceived);
+        self::assertSame([['n' => 8]], $again->results()[0]->rows);
+    }
+
+    public function testLeftOutColumnsThatWereNeverReceivedAreAProtocolError(): void
+    {
+        $reader = new ResponseReader(true, true, false, false, false, true);
+
+        $this->expectException(ProtocolException::class);
+        $reader->accept("\x01\x00");
+    }
 }
