@@ -405,9 +405,10 @@ final class Connection implements Executor
             $bytes = $this->pendingCloses . $bytes;
             $this->pendingCloses = '';
         }
+        $sent = false;
         try {
             $transport->send($bytes, $deadline, $cancellation);
-            $justSent = true;
+            $sent = $justSent = true;
             while (!$reader->accept($transport->nextPayload($deadline, $cancellation, $justSent))) {
                 $justSent = false;
                 if ($reader->localInfileRequest !== null) {
@@ -417,6 +418,11 @@ final class Connection implements Executor
                 }
             }
         } catch (CancelledException $e) {
+            if (!$sent) {
+                // Half a packet on the wire: the session cannot be brought back in step.
+                $this->markClosed('A statement was cancelled while it was being sent');
+                throw $this->interruption($e, $cancellation, $sql);
+            }
             $this->unfinished = $reader;
             throw $this->abandon($e, $cancellation, $sql);
         } catch (ConnectionLostException $e) {
@@ -484,12 +490,19 @@ final class Connection implements Executor
     {
         $this->state = ConnectionState::Draining;
         $this->drained = Async::run($this->drain(...))->ignore();
+
+        return $this->interruption($reason, $cancellation, $sql);
+    }
+
+    /** What the caller of an interrupted statement gets: its own cancellation, or the connection's queryTimeout. */
+    private function interruption(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
+    {
         if ($cancellation !== null && $cancellation->isRequested()) {
             return $reason;
         }
 
         return new QueryTimeoutException(\sprintf(
-            'The statement ran longer than its timeout of %.3f s and was killed: %s',
+            'The statement ran longer than its timeout of %.3f s and was stopped: %s',
             $this->config->queryTimeout ?? 0.0,
             ErrorFactory::shorten($sql),
         ), 1317, '70100');

@@ -93,4 +93,19 @@ final class CancellationTest extends MysqlTestCase
         self::assertSame([1, 1, 1], [$pool->queryValue('SELECT 1'), $pool->queryValue('SELECT 1'), $pool->queryValue('SELECT 1')]);
         self::assertSame(3, $pool->statistics()->open);
     }
+
+    public function testACancellationWhileALargeStatementIsStillBeingSentLeavesNothingHanging(): void
+    {
+        $table = $this->createTable('id int PRIMARY KEY, data longblob');
+        $pool = $this->pool(maxSize: 1);
+        $started = \microtime(true);
+        try {
+            $pool->execute("INSERT INTO $table VALUES (1, ?)", [\str_repeat('x', 40 * 1024 * 1024)], new TimeoutCancellation(0.001));
+        } catch (CancelledException) {
+        }
+
+        self::assertSame(1, $pool->queryValue('SELECT 1'), 'the pool goes on (the half-sent session closed, or drained)');
+        self::assertLessThan(5.0, \microtime(true) - $started);
+        self::assertSame(0, $pool->statistics()->inUse);
+    }
 }
