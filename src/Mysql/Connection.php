@@ -20,8 +20,10 @@ use Bobbin\Mysql\Internal\ColumnDefinition;
 use Bobbin\Mysql\Internal\ErrorFactory;
 use Bobbin\Mysql\Internal\Handshake;
 use Bobbin\Mysql\Internal\ParameterEncoder;
+use Bobbin\Mysql\Internal\PreparedStatement;
 use Bobbin\Mysql\Internal\Protocol;
 use Bobbin\Mysql\Internal\ResponseReader;
+use Bobbin\Mysql\Internal\StatementCache;
 use Bobbin\Mysql\Internal\Transport;
 use Closure;
 
@@ -45,10 +47,7 @@ final class Connection implements Executor
     private const UNKNOWN_STATEMENT = 1243;
 
     private ConnectionState $state = ConnectionState::Idle;
-    /** @var array<string, array{int, int, list<ColumnDefinition>}> SQL text => [statement id, parameter count, result columns], least recently used first */
-    private array $statements = [];
-    /** COM_STMT_CLOSE packets of evicted statements, sent ahead of the next command (they have no answer). */
-    private string $pendingCloses = '';
+    private readonly StatementCache $statements;
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */
     private ?ResponseReader $unfinished = null;
@@ -75,6 +74,7 @@ final class Connection implements Executor
         int $mariadbCapabilities,
     ) {
         $this->openedAt = $this->lastUsedAt = \microtime(true);
+        $this->statements = new StatementCache($config->statementCacheSize);
         $this->deprecateEof = ($capabilities & Protocol::CLIENT_DEPRECATE_EOF) !== 0;
         $this->extendedMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA) !== 0;
         $this->cacheMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_CACHE_METADATA) !== 0;
@@ -143,24 +143,16 @@ final class Connection implements Executor
         $this->begin($cancellation);
         $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
         try {
-            $statement = $this->statements[$sql] ?? null;
-            if ($statement === null) {
-                $statement = $this->prepare($sql, $deadline, $cancellation);
-            } else {
-                // Least recently used first: a hit moves to the end.
-                unset($this->statements[$sql]);
-                $this->statements[$sql] = $statement;
-            }
-            $reader = $this->executePrepared($sql, $statement, $params, $deadline, $cancellation);
+            $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
+            $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
             if ($reader->error?->code === self::UNKNOWN_STATEMENT) {
                 // The server dropped the statement (nothing ran): prepare it again and run it.
-                unset($this->statements[$sql]);
+                $this->statements->forget($sql);
                 $statement = $this->prepare($sql, $deadline, $cancellation);
-                $reader = $this->executePrepared($sql, $statement, $params, $deadline, $cancellation);
+                $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
             }
-            if ($this->config->statementCacheSize === 0) {
-                unset($this->statements[$sql]);
-                $this->pendingCloses .= \pack('VCV', 5, Protocol::COM_STMT_CLOSE, $statement[0]);
+            if (!$this->statements->isEnabled()) {
+                $this->statements->closeLater($statement);
             }
 
             return $this->resultOf($reader, $sql);
@@ -210,8 +202,7 @@ final class Connection implements Executor
         $this->begin($cancellation);
         try {
             $this->resultOf($this->exchange(\chr(Protocol::COM_RESET_CONNECTION), false, 'COM_RESET_CONNECTION', null, $cancellation), 'COM_RESET_CONNECTION');
-            $this->statements = [];
-            $this->pendingCloses = '';
+            $this->statements->clear();
         } finally {
             $this->settle();
         }
@@ -289,7 +280,7 @@ final class Connection implements Executor
     /** Prepared statements currently cached on this session. */
     public function cachedStatements(): int
     {
-        return \count($this->statements);
+        return $this->statements->count();
     }
 
     /**
@@ -348,44 +339,37 @@ final class Connection implements Executor
         $this->state = ConnectionState::Busy;
     }
 
-    /**
-     * @param array{int, int, list<ColumnDefinition>} $statement
-     * @param array<int, mixed> $params
-     */
-    private function executePrepared(string $sql, array $statement, array $params, ?float $deadline, ?Cancellation $cancellation): ResponseReader
+    /** @param array<int, mixed> $params */
+    private function executePrepared(PreparedStatement $statement, array $params, string $sql, ?float $deadline, ?Cancellation $cancellation): ResponseReader
     {
         $reader = $this->exchange(
-            ParameterEncoder::execute($statement[0], $statement[1], $params),
+            ParameterEncoder::execute($statement->id, $statement->parameterCount, $params),
             true,
             $sql,
             $deadline,
             $cancellation,
             false,
-            $statement[2],
+            $statement->columns,
         );
-        if ($reader->metadataReceived && isset($this->statements[$sql])) {
+        if ($reader->metadataReceived) {
             // What the server will leave out next time (MARIADB_CLIENT_CACHE_METADATA).
-            $this->statements[$sql][2] = $reader->columns();
+            $statement->columns = $reader->columns();
         }
 
         return $reader;
     }
 
-    /** @return array{int, int, list<ColumnDefinition>} */
-    private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): array
+    private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): PreparedStatement
     {
-        $limit = \max(1, $this->config->statementCacheSize);
-        while (\count($this->statements) >= $limit) {
-            $oldest = (string) \array_key_first($this->statements);
-            $this->pendingCloses .= \pack('VCV', 5, Protocol::COM_STMT_CLOSE, $this->statements[$oldest][0]);
-            unset($this->statements[$oldest]);
-        }
+        $this->statements->makeRoom();
         $reader = $this->exchange(\chr(Protocol::COM_STMT_PREPARE) . $sql, false, $sql, $deadline, $cancellation, true);
         if ($reader->error !== null) {
             throw $this->errorOf($reader, $sql);
         }
+        $statement = new PreparedStatement($reader->statementId, $reader->parameterCount, $reader->columns());
+        $this->statements->add($sql, $statement);
 
-        return $this->statements[$sql] = [$reader->statementId, $reader->parameterCount, $reader->columns()];
+        return $statement;
     }
 
     /**
@@ -400,11 +384,7 @@ final class Connection implements Executor
         $transport = $this->transport;
         $packets = $transport->packets;
         $packets->resetSequence();
-        $bytes = $packets->frame($payload);
-        if ($this->pendingCloses !== '') {
-            $bytes = $this->pendingCloses . $bytes;
-            $this->pendingCloses = '';
-        }
+        $bytes = $this->statements->takePendingCloses() . $packets->frame($payload);
         $sent = false;
         try {
             $transport->send($bytes, $deadline, $cancellation);
@@ -571,7 +551,7 @@ final class Connection implements Executor
             $this->state = ConnectionState::Closed;
             $this->closeReason = $reason;
         }
-        $this->statements = [];
+        $this->statements->clear();
         $this->transport->close();
     }
 }

@@ -121,6 +121,36 @@ final class TypeConversionTest extends MysqlTestCase
 
         self::assertSame([['id' => 1, 'extra' => 'x']], $connection->queryAll("SELECT * FROM $table WHERE id > ?", [0]));
     }
+
+    public function testWithoutAStatementCacheEachStatementIsClosedAfterItRan(): void
+    {
+        $connection = $this->connect(self::config(statementCacheSize: 0));
+        $before = (int) $connection->command("SHOW SESSION STATUS LIKE 'Com_stmt_close'")->rows[0]['Value'];
+        for ($i = 1; $i <= 3; $i++) {
+            self::assertSame($i + 1, $connection->queryValue('SELECT ? + 1', [$i]));
+        }
+        self::assertSame(0, $connection->cachedStatements());
+        $closed = (int) $connection->command("SHOW SESSION STATUS LIKE 'Com_stmt_close'")->rows[0]['Value'] - $before;
+
+        self::assertSame(3, $closed, 'every prepared statement closed, none left on the server');
+    }
+
+    public function testTheStatementCacheKeepsTheMostRecentlyUsedAndClosesTheRest(): void
+    {
+        $connection = $this->connect(self::config(statementCacheSize: 2));
+        $closes = static fn (): int => (int) $connection->command("SHOW SESSION STATUS LIKE 'Com_stmt_close'")->rows[0]['Value'];
+        $before = $closes();
+        $connection->queryValue('SELECT ? + 1', [1]);
+        $connection->queryValue('SELECT ? + 2', [1]);
+        $connection->queryValue('SELECT ? + 1', [1]); // used again: the "+ 2" one is now the oldest
+        $connection->queryValue('SELECT ? + 3', [1]);
+
+        self::assertSame(2, $connection->cachedStatements());
+        self::assertSame(1, $closes() - $before, 'the evicted statement was closed on the server');
+        $prepares = (int) $connection->command("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'")->rows[0]['Value'];
+        $connection->queryValue('SELECT ? + 1', [1]);
+        self::assertSame($prepares, (int) $connection->command("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'")->rows[0]['Value'], 'the recently used one was kept');
+    }
 }
 
 enum Suit: string
