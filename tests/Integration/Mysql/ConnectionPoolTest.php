@@ -138,4 +138,20 @@ final class ConnectionPoolTest extends MysqlTestCase
 
         self::assertSame($first, $pool->queryValue('SELECT CONNECTION_ID()'));
     }
+
+    public function testAConnectionClosedByWaitTimeoutIsReplacedUnseen(): void
+    {
+        $previous = EmbeddedMysql::client('SELECT @@GLOBAL.wait_timeout');
+        EmbeddedMysql::client('SET GLOBAL wait_timeout = 1');
+        try {
+            $pool = $this->pool(maxSize: 1, checkAfterIdle: 60.0);
+            $first = $pool->queryValue('SELECT CONNECTION_ID()');
+            Async::delay(2.5); // the server closes the idle session after 1 s
+
+            self::assertNotSame($first, $pool->queryValue('SELECT CONNECTION_ID()'), 'no error, a new session');
+            self::assertSame(1, $pool->statistics()->discarded);
+        } finally {
+            EmbeddedMysql::client("SET GLOBAL wait_timeout = $previous");
+        }
+    }
 }
