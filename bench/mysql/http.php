@@ -10,10 +10,11 @@ declare(strict_types=1);
  * sleep: 200 requests to /sleep (SELECT SLEEP(1), then a UUID) at 100 concurrent clients
  *        against one Bobbin process with a pool of 100, then 200 clients and a pool of 200;
  *        nginx + PHP-FPM (bench/mysql/fpm-mysqli.php) with as many children as clients beside it.
- * crud:  CRUD cycles/s with 50 clients (wrk, bench/wrk/crud.lua), server CPU per CRUD and peak
+ * crud:  CRUD cycles/s with 50 clients (bench/loadgen's bobbin-crud-load, the cycle of
+ *        bench/wrk/crud.lua), server CPU per CRUD and peak
  *        PSS: Bobbin (apps/aircraft/server.php, one process, pool of 32) vs nginx + PHP-FPM
  *        running bench/mysql/fpm-mysqli.php (plain PHP, persistent mysqli) at its best
- *        pm.max_children of 4/8/16. The server on CPU 0, MariaDB and wrk on CPU 1, as bench/run
+ *        pm.max_children of 4/8/16. The server on CPU 0, MariaDB and the load on CPU 1, as bench/run
  *        places them; the two variants alternate over --rounds and the medians are shown.
  */
 
@@ -137,8 +138,12 @@ if (\in_array('sleep', $only, true)) {
 
 if (\in_array('crud', $only, true)) {
     $meter = new Meter(ProcessTree::ticksPerSecond());
+    // bench/loadgen's one-thread epoll load generator, as bench/run uses: wrk with a thread per
+    // connection takes ~45 µs per CRUD of the core it shares with the database.
+    \shell_exec('make -s -C ' . \escapeshellarg("$root/bench/loadgen"));
     $wrk = static function (Server $server, int $seconds) use ($root): array {
-        return ['taskset', '-c', '1', 'wrk', '-t50', '-c50', '-d' . $seconds . 's', '-s', "$root/bench/wrk/crud.lua", $server->baseUrl(), '--', \bin2hex(\random_bytes(6))];
+        return ['taskset', '-c', '1', "$root/bench/loadgen/build/bobbin-crud-load", '--url=' . $server->baseUrl(),
+            '--connections=50', '--duration=' . $seconds, '--timeout=10', '--nonce=' . \bin2hex(\random_bytes(6))];
     };
     $measure = static function (Server $server, int $seconds) use ($meter, $wrk): array {
         $metered = $meter->run($server, $wrk($server, $seconds), $seconds + 30.0);
