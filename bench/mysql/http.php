@@ -155,6 +155,8 @@ if (\in_array('crud', $only, true)) {
             'cpu' => $cycles > 0 ? $metered->serverCpuSeconds / $cycles * 1e6 : 0.0,
             'pss' => $metered->peakPssKb / 1024,
             'failed' => $result->get('failed_cycles') + $result->get('socket_errors'),
+            'busy0' => 100 * ($metered->cpuBusy[0] ?? 0.0),
+            'busy1' => 100 * ($metered->cpuBusy[1] ?? 0.0),
         ];
     };
     // The FPM baseline at its best pm.max_children.
@@ -181,7 +183,7 @@ if (\in_array('crud', $only, true)) {
     }
     $summary = [];
     foreach ($samples as $name => $runs) {
-        foreach (['cps', 'cpu', 'pss', 'failed'] as $field) {
+        foreach (['cps', 'cpu', 'pss', 'failed', 'busy0', 'busy1'] as $field) {
             $summary[$name][$field] = $median(\array_column($runs, $field));
         }
     }
@@ -191,6 +193,8 @@ if (\in_array('crud', $only, true)) {
     $rows[] = ['ratio of CRUD cycles/s', \sprintf('%.2fx', $b['cps'] / \max(1.0, $f['cps'])), '>= 3x'];
     $rows[] = ['server CPU per CRUD: Bobbin / FPM', \sprintf('%.0f µs / %.0f µs = %.2fx', $b['cpu'], $f['cpu'], $b['cpu'] / \max(1.0, $f['cpu'])), '<= 0.25x'];
     $rows[] = ['peak PSS: Bobbin / FPM (nginx + children)', \sprintf('%.1f MiB / %.1f MiB', $b['pss'], $f['pss']), ''];
+    $rows[] = ['CPU 0 (server) / CPU 1 (MariaDB + load) busy: Bobbin run', \sprintf('%.0f %% / %.0f %%', $b['busy0'], $b['busy1']), ''];
+    $rows[] = ['CPU 0 (server) / CPU 1 (MariaDB + load) busy: FPM run', \sprintf('%.0f %% / %.0f %%', $f['busy0'], $f['busy1']), ''];
 }
 
 echo "| measurement | result | target |\n|---|---|---|\n";
