@@ -4,7 +4,8 @@ declare(strict_types=1);
 
 /*
  * The aircraft application as an APP_FILE for `bin/bobbin serve`: built once per worker, with a
- * pool of non-blocking PostgreSQL connections shared by every request the worker serves.
+ * pool of non-blocking PostgreSQL (or, for a mysql:// or mariadb:// DATABASE_URL, MySQL/MariaDB)
+ * connections shared by every request the worker serves.
  */
 
 use Bobbin\Apps\Aircraft\AircraftConfig;
@@ -13,6 +14,8 @@ use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Mysql\ConnectionPool as MysqlPool;
+use Bobbin\Mysql\PoolConfig as MysqlPoolConfig;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
 
@@ -20,12 +23,19 @@ require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
 $config = AircraftConfig::fromEnvironment(\getenv());
 $logger = new RateLimitedLogger(new StderrLogger());
-$pool = new ConnectionPool(PoolConfig::fromConnectionString(
-    $config->databaseUrl,
-    minSize: $config->poolMin,
-    maxSize: $config->poolMax,
-    acquireTimeout: $config->poolWait,
-));
+$pool = $config->usesMysql()
+    ? new MysqlPool(MysqlPoolConfig::fromUrl(
+        $config->databaseUrl,
+        minSize: $config->poolMin,
+        maxSize: $config->poolMax,
+        acquireTimeout: $config->poolWait,
+    ))
+    : new ConnectionPool(PoolConfig::fromConnectionString(
+        $config->databaseUrl,
+        minSize: $config->poolMin,
+        maxSize: $config->poolMax,
+        acquireTimeout: $config->poolWait,
+    ));
 if ($config->poolMin > 0) {
     // Connect before the first request rather than under it; a database that is down now
     // must not keep the worker from starting (requests get 503 until it is back).

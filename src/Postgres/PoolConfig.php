@@ -4,9 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
+use Bobbin\Pool\PoolSettings;
+
 /** Sizing and time bounds of a ConnectionPool, plus the settings of its connections. */
 final class PoolConfig
 {
+    private readonly PoolSettings $settings;
+
     /**
      * @param int $minSize connections the idle sweeper keeps open
      * @param int $maxSize most connections open at once (lazily opened up to this)
@@ -26,18 +30,14 @@ final class PoolConfig
         public readonly float $maxLifetime = 3600.0,
         public readonly float $checkAfterIdle = 5.0,
     ) {
-        if ($maxSize < 1) {
-            throw new \ValueError('A pool needs a max size of at least 1');
-        }
-        if ($minSize < 0 || $minSize > $maxSize) {
-            throw new \ValueError('The min size must be between 0 and the max size');
-        }
-        if ($acquireTimeout <= 0.0 || $idleTimeout <= 0.0 || $maxLifetime <= 0.0 || $checkAfterIdle < 0.0) {
-            throw new \ValueError('Pool timeouts must be positive');
-        }
-        if ($maxWaiters < 0) {
-            throw new \ValueError('The number of waiters cannot be negative');
-        }
+        // The shared pool's settings validate the sizes and timeouts.
+        $this->settings = new PoolSettings($minSize, $maxSize, $acquireTimeout, $maxWaiters, $idleTimeout, $maxLifetime, $checkAfterIdle);
+    }
+
+    /** The sizing and time bounds as the shared pool takes them. */
+    public function poolSettings(): PoolSettings
+    {
+        return $this->settings;
     }
 
     public static function fromConnectionString(

@@ -14,6 +14,8 @@ use Bobbin\Apps\Aircraft\AircraftServices;
 use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Http\Sapi\SapiRunner;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Mysql\ConnectionPool as MysqlPool;
+use Bobbin\Mysql\PoolConfig as MysqlPoolConfig;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
 
@@ -32,13 +34,15 @@ try {
 }
 // One request runs one statement at a time, so one connection is enough. Unnamed statements:
 // preparing costs a round trip that a connection living for one request never earns back.
-$pool = new ConnectionPool(PoolConfig::fromConnectionString(
-    $config->databaseUrl,
-    maxSize: 1,
-    acquireTimeout: $config->poolWait,
-    statementCacheSize: 0,
-    persistent: $config->persistentConnection,
-));
+$pool = $config->usesMysql()
+    ? new MysqlPool(MysqlPoolConfig::fromUrl($config->databaseUrl, maxSize: 1, acquireTimeout: $config->poolWait, statementCacheSize: 0))
+    : new ConnectionPool(PoolConfig::fromConnectionString(
+        $config->databaseUrl,
+        maxSize: 1,
+        acquireTimeout: $config->poolWait,
+        statementCacheSize: 0,
+        persistent: $config->persistentConnection,
+    ));
 try {
     (new SapiRunner())->run(
         AircraftServices::container(static fn () => $pool, $logger)->get(AircraftApplication::class),

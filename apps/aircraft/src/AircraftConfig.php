@@ -14,7 +14,7 @@ final class AircraftConfig
         public readonly string $databaseUrl,
         public readonly int $poolMax = 32,
         public readonly float $poolWait = 5.0,
-        /** PHP-FPM only: keep one persistent connection per FPM child (pg_pconnect). */
+        /** PHP-FPM and PostgreSQL only: keep one persistent connection per FPM child (pg_pconnect). */
         public readonly bool $persistentConnection = false,
         /** Bobbin only: connections opened when a worker starts and kept open while idle. */
         public readonly int $poolMin = 0,
@@ -25,9 +25,18 @@ final class AircraftConfig
         if ($poolMin < 0 || $poolMin > $poolMax) {
             throw new \InvalidArgumentException(\sprintf('DATABASE_POOL_MIN must be between 0 and DATABASE_POOL_MAX (%d), got %d', $poolMax, $poolMin));
         }
+        if ($persistentConnection && $this->usesMysql()) {
+            throw new \InvalidArgumentException('DATABASE_PERSISTENT=1 is for PostgreSQL (pg_pconnect); MySQL connects per request under PHP-FPM');
+        }
         if ($poolWait <= 0) {
             throw new \InvalidArgumentException('DATABASE_POOL_WAIT must be a positive number of seconds');
         }
+    }
+
+    /** Whether DATABASE_URL names MySQL or MariaDB (mysql://, mariadb://) rather than PostgreSQL. */
+    public function usesMysql(): bool
+    {
+        return \preg_match('#^(mysql|mariadb)://#i', $this->databaseUrl) === 1;
     }
 
     /** @param array<string, string> $env usually getenv() */

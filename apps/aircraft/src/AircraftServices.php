@@ -11,7 +11,10 @@ use Bobbin\Apps\Aircraft\Http\JsonResponses;
 use Bobbin\Apps\Aircraft\Http\ProbeController;
 use Bobbin\Apps\Aircraft\Http\Routes;
 use Bobbin\Http\Message\MessageFactory;
-use Bobbin\Postgres\Executor;
+use Bobbin\Apps\Aircraft\Storage\MysqlAircraftRepository;
+use Bobbin\Apps\Aircraft\Storage\PostgresAircraftRepository;
+use Bobbin\Mysql\Executor as MysqlExecutor;
+use Bobbin\Postgres\Executor as PostgresExecutor;
 use Closure;
 use Psr\Http\Message\ResponseFactoryInterface;
 use Psr\Http\Message\StreamFactoryInterface;
@@ -19,15 +22,15 @@ use Psr\Log\LoggerInterface;
 
 /**
  * The wiring shared by both entry points. Only the database differs: a pool for the long-running
- * server, one connection (fresh or persistent) per request under PHP-FPM.
+ * server, one connection (fresh or persistent) per request under PHP-FPM; PostgreSQL or
+ * MySQL/MariaDB, whose executor picks the repository.
  */
 final class AircraftServices
 {
-    /** @param Closure(): Executor $database */
+    /** @param Closure(): (PostgresExecutor|MysqlExecutor) $database */
     public static function container(Closure $database, LoggerInterface $logger): Container
     {
         return new Container([
-            Executor::class => static fn (): Executor => $database(),
             LoggerInterface::class => static fn (): LoggerInterface => $logger,
             // PSR-17: Bobbin's message classes, the cheapest for Bobbin to write, and just as
             // good under PHP-FPM, where SapiRunner emits any PSR-7 response. One line to swap.
@@ -38,9 +41,13 @@ final class AircraftServices
                 $c->get(ResponseFactoryInterface::class),
                 $c->get(StreamFactoryInterface::class),
             ),
-            AircraftRepository::class => static fn (Container $c): AircraftRepository => new AircraftRepository(
-                $c->get(Executor::class),
-            ),
+            AircraftRepository::class => static function () use ($database): AircraftRepository {
+                $executor = $database();
+
+                return $executor instanceof MysqlExecutor
+                    ? new MysqlAircraftRepository($executor)
+                    : new PostgresAircraftRepository($executor);
+            },
             AircraftController::class => static fn (Container $c): AircraftController => new AircraftController(
                 $c->get(AircraftRepository::class),
                 $c->get(JsonResponses::class),

@@ -103,7 +103,7 @@ final class MarkdownReport
     }
 
     /**
-     * The client-side benchmarks of the PostgreSQL client and of the IPC channels run as their
+     * The client-side benchmarks of the PostgreSQL and MySQL clients and of the IPC channels run as their
      * own commands (no HTTP server involved). Their figures, with the ratios measured inside
      * their own runs, are taken from the section their documents keep current, so the two places
      * never disagree.
@@ -114,6 +114,7 @@ final class MarkdownReport
     {
         $sources = [
             ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
+            ['MySQL/MariaDB client (issue 21)', 'docs/MYSQL.md', '## Measured', 'php bench/mysql/run.php; php bench/mysql/http.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
         ];

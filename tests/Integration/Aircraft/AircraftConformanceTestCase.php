@@ -20,6 +20,17 @@ abstract class AircraftConformanceTestCase extends TestCase
 
     abstract protected static function port(): int;
 
+    /** The database behind the server under test goes away (and comes back in startDatabase()). */
+    protected static function stopDatabase(): void
+    {
+        EmbeddedPostgres::stop();
+    }
+
+    protected static function startDatabase(): void
+    {
+        EmbeddedPostgres::start();
+    }
+
     protected static function client(): HttpClient
     {
         return new HttpClient('127.0.0.1', static::port());
@@ -319,13 +330,13 @@ abstract class AircraftConformanceTestCase extends TestCase
     public function testTheDatabaseGoingDownGivesServiceUnavailableAndServiceResumesWhenItReturns(): void
     {
         $created = self::create();
-        EmbeddedPostgres::stop();
+        static::stopDatabase();
         try {
             self::assertJsonError(static::client()->request('GET', '/aircraft/' . $created['id']), 503);
             self::assertJsonError(static::client()->json('POST', '/aircraft', self::aircraft()), 503);
             self::assertSame(200, static::client()->request('GET', '/health')->status, 'the server itself stays up');
         } finally {
-            EmbeddedPostgres::start();
+            static::startDatabase();
         }
         $deadline = \microtime(true) + 10;
         do {

@@ -67,4 +67,20 @@ final class AircraftConfigTest extends TestCase
 
         AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db', 'DATABASE_POOL_MAX' => '4', 'DATABASE_POOL_MIN' => '5']);
     }
+
+    public function testTheSchemeOfTheUrlChoosesMysql(): void
+    {
+        self::assertTrue(AircraftConfig::fromEnvironment(['DATABASE_URL' => 'mysql://u:p@db/app'])->usesMysql());
+        self::assertTrue(AircraftConfig::fromEnvironment(['DATABASE_URL' => 'MariaDB://u:p@db/app'])->usesMysql());
+        self::assertFalse(AircraftConfig::fromEnvironment(['DATABASE_URL' => 'postgresql://u@db/app'])->usesMysql());
+        self::assertFalse(AircraftConfig::fromEnvironment(['DATABASE_URL' => 'host=db dbname=app'])->usesMysql());
+    }
+
+    public function testPersistentConnectionsAreForPostgresqlOnly(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('DATABASE_PERSISTENT=1 is for PostgreSQL');
+
+        AircraftConfig::fromEnvironment(['DATABASE_URL' => 'mysql://u:p@db/app', 'DATABASE_PERSISTENT' => '1']);
+    }
 }

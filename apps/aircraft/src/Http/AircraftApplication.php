@@ -7,6 +7,7 @@ namespace Bobbin\Apps\Aircraft\Http;
 use Bobbin\Apps\Aircraft\Domain\DuplicateNumberException;
 use Bobbin\Apps\Aircraft\Domain\ValidationException;
 use Bobbin\Async\CancelledException;
+use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Postgres\Exception\PostgresException;
 use FastRoute\Dispatcher;
 use Psr\Http\Message\ResponseInterface;
@@ -62,7 +63,7 @@ final class AircraftApplication implements RequestHandlerInterface
             // The request's deadline passed or its client left: the server has answered (or
             // there is nobody to answer) and the statement was cancelled on the database.
             return $this->responses->error(503, 'The request was cancelled: ' . $e->getMessage());
-        } catch (PostgresException $e) {
+        } catch (PostgresException|MysqlException $e) {
             $this->logger->error('Database failure: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
 
             return $this->responses->error(503, 'The database is unavailable, try again later');

@@ -1,0 +1,557 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\Future;
+use Bobbin\Async\TimeoutException;
+use Bobbin\Mysql\Exception\ConnectException;
+use Bobbin\Mysql\Exception\ConnectionLostException;
+use Bobbin\Mysql\Exception\ConnectTimeoutException;
+use Bobbin\Mysql\Exception\MysqlException;
+use Bobbin\Mysql\Exception\ProtocolException;
+use Bobbin\Mysql\Exception\QueryException;
+use Bobbin\Mysql\Exception\QueryTimeoutException;
+use Bobbin\Mysql\Internal\ColumnDefinition;
+use Bobbin\Mysql\Internal\ErrorFactory;
+use Bobbin\Mysql\Internal\Handshake;
+use Bobbin\Mysql\Internal\ParameterEncoder;
+use Bobbin\Mysql\Internal\PreparedStatement;
+use Bobbin\Mysql\Internal\Protocol;
+use Bobbin\Mysql\Internal\ResponseReader;
+use Bobbin\Mysql\Internal\StatementCache;
+use Bobbin\Mysql\Internal\Transport;
+use Closure;
+
+/**
+ * One MySQL/MariaDB session, the protocol spoken in PHP over a non-blocking socket: a fiber
+ * waiting for its result is suspended, never the process. Outside any fiber the same calls run
+ * the loop until their own result is in.
+ *
+ * One statement at a time: a connection belongs to one caller (the pool hands it out
+ * exclusively). A statement abandoned by its caller (cancellation, timeout) is killed on the
+ * server (KILL QUERY over another session) while the connection reads the rest of its answer in
+ * the background; the next statement waits for that.
+ */
+final class Connection implements Executor
+{
+    use ExecutesQueries;
+
+    /** Bound of the background clean-up after an abandoned statement. */
+    private const DRAIN_TIMEOUT = 10.0;
+    /** ER_UNKNOWN_STMT_HANDLER: the server no longer knows a cached statement. */
+    private const UNKNOWN_STATEMENT = 1243;
+
+    private ConnectionState $state = ConnectionState::Idle;
+    private readonly StatementCache $statements;
+    private string $closeReason = 'The connection was closed';
+    /** The response an abandoned statement left unread, finished by drain(). */
+    private ?ResponseReader $unfinished = null;
+    /** @var Future<mixed>|null */
+    private ?Future $drained = null;
+    private int $status = 0;
+    private bool $sessionStateChanged = false;
+    /** Transactions the server rolled back by itself (deadlock): a COMMIT after one would commit nothing. */
+    private int $serverRollbacks = 0;
+    private readonly float $openedAt;
+    private float $lastUsedAt;
+    /** @var (Closure(int): void)|null */
+    private ?Closure $canceller = null;
+    private readonly bool $deprecateEof;
+    private readonly bool $extendedMetadata;
+    private readonly bool $cacheMetadata;
+
+    private function __construct(
+        private readonly Transport $transport,
+        private readonly ConnectionConfig $config,
+        private readonly int $connectionId,
+        private readonly string $serverVersion,
+        int $capabilities,
+        int $mariadbCapabilities,
+    ) {
+        $this->openedAt = $this->lastUsedAt = \microtime(true);
+        $this->statements = new StatementCache($config->statementCacheSize);
+        $this->deprecateEof = ($capabilities & Protocol::CLIENT_DEPRECATE_EOF) !== 0;
+        $this->extendedMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA) !== 0;
+        $this->cacheMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_CACHE_METADATA) !== 0;
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    /**
+     * Opens a session without blocking the loop.
+     *
+     * @throws ConnectException|ConnectTimeoutException|CancelledException
+     */
+    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    {
+        $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
+        $cancellation?->throwIfRequested();
+        $deadline = \microtime(true) + $config->connectTimeout;
+        try {
+            $transport = Transport::open($config, $deadline, $cancellation);
+        } catch (TimeoutException $e) {
+            throw self::connectTimeout($e, $config, $cancellation);
+        }
+        try {
+            [$greeting, $capabilities, $mariadb] = Handshake::perform($transport, $config, $deadline, $cancellation);
+            $connection = new self($transport, $config, $greeting->connectionId, $greeting->serverVersion, $capabilities, $mariadb);
+            if (($capabilities & Protocol::CLIENT_SESSION_TRACK) !== 0) {
+                $connection->trackSessionState($cancellation);
+            }
+
+            return $connection;
+        } catch (TimeoutException $e) {
+            $transport->close();
+            throw self::connectTimeout($e, $config, $cancellation);
+        } catch (ConnectionLostException|ProtocolException $e) {
+            $transport->close();
+            throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $e->getMessage()), 0, '', $e);
+        } catch (\Throwable $e) {
+            $transport->close();
+            throw $e;
+        }
+    }
+
+    private static function connectTimeout(TimeoutException $e, ConnectionConfig $config, ?Cancellation $cancellation): TimeoutException|ConnectTimeoutException
+    {
+        if ($cancellation !== null && $cancellation->isRequested()) {
+            return $e;
+        }
+
+        return new ConnectTimeoutException(\sprintf('Connecting to MySQL (%s) took longer than %.3f s', $config->describe(), $config->connectTimeout));
+    }
+
+    /**
+     * Runs one statement as a prepared statement (cached per SQL text), parameters typed from
+     * their PHP values; `?` marks them.
+     *
+     * @param array<int, mixed> $params
+     */
+    public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
+    {
+        if ($this->config->statementCacheSize === 0 && $params === []) {
+            return $this->command($sql, $cancellation);
+        }
+        $this->begin($cancellation);
+        $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        try {
+            $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
+            $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
+            if ($reader->error?->code === self::UNKNOWN_STATEMENT) {
+                // The server dropped the statement (nothing ran): prepare it again and run it.
+                $this->statements->forget($sql);
+                $statement = $this->prepare($sql, $deadline, $cancellation);
+                $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
+            }
+            if (!$this->statements->isEnabled()) {
+                $this->statements->closeLater($statement);
+            }
+
+            return $this->resultOf($reader, $sql);
+        } finally {
+            $this->settle();
+        }
+    }
+
+    /**
+     * Runs SQL over the text protocol (COM_QUERY), without parameters: for BEGIN, SAVEPOINT,
+     * SET and the like. Values are converted by column type as query() does. Not for user input:
+     * the text is sent as it is.
+     */
+    public function command(string $sql, ?Cancellation $cancellation = null): Result
+    {
+        $this->begin($cancellation);
+        $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        try {
+            return $this->resultOf($this->exchange(\chr(Protocol::COM_QUERY) . $sql, false, $sql, $deadline, $cancellation), $sql);
+        } finally {
+            $this->settle();
+        }
+    }
+
+    public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
+    {
+        return Transaction::run($this, $work, $isolation, $cancellation);
+    }
+
+    /** A round trip that proves the session works (COM_PING). */
+    public function ping(?Cancellation $cancellation = null): void
+    {
+        $this->begin($cancellation);
+        try {
+            $this->resultOf($this->exchange(\chr(Protocol::COM_PING), false, 'COM_PING', null, $cancellation), 'COM_PING');
+        } finally {
+            $this->settle();
+        }
+    }
+
+    /**
+     * Gives the session back the state of a new one (COM_RESET_CONNECTION): rolls back, drops
+     * temporary tables, user variables, session settings, locks and prepared statements.
+     */
+    public function reset(?Cancellation $cancellation = null): void
+    {
+        $this->begin($cancellation);
+        try {
+            $this->resultOf($this->exchange(\chr(Protocol::COM_RESET_CONNECTION), false, 'COM_RESET_CONNECTION', null, $cancellation), 'COM_RESET_CONNECTION');
+            $this->statements->clear();
+        } finally {
+            $this->settle();
+        }
+        $this->trackSessionState($cancellation);
+    }
+
+    /** Closes the session at once; a fiber waiting on it gets a ConnectionLostException. */
+    public function close(): void
+    {
+        if ($this->state === ConnectionState::Idle) {
+            // A goodbye (COM_QUIT) spares the server an "aborted connection"; never waited for.
+            $this->transport->sendIfPossible(\pack('VC', 1, Protocol::COM_QUIT));
+        }
+        $this->markClosed('The connection was closed');
+    }
+
+    public function state(): ConnectionState
+    {
+        return $this->state;
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->state === ConnectionState::Closed;
+    }
+
+    /** The server's thread id of this session (what SHOW PROCESSLIST and KILL take). */
+    public function connectionId(): int
+    {
+        return $this->connectionId;
+    }
+
+    /** The server's version, without the "5.5.5-" MariaDB puts in front for old replication clients. */
+    public function serverVersion(): string
+    {
+        return \str_starts_with($this->serverVersion, '5.5.5-') ? \substr($this->serverVersion, 6) : $this->serverVersion;
+    }
+
+    public function isEncrypted(): bool
+    {
+        return $this->transport->isEncrypted();
+    }
+
+    /** Whether the server reports an open transaction (SERVER_STATUS_IN_TRANS). */
+    public function inTransaction(): bool
+    {
+        return $this->state !== ConnectionState::Closed && ($this->status & Protocol::SERVER_STATUS_IN_TRANS) !== 0;
+    }
+
+    /**
+     * Whether the session's state changed since it was opened or reset: user variables,
+     * session variables, temporary tables, the default database (session state tracking).
+     */
+    public function sessionStateChanged(): bool
+    {
+        return $this->sessionStateChanged;
+    }
+
+    /** @internal for Transaction: how many transactions the server rolled back by itself so far */
+    public function serverRollbacks(): int
+    {
+        return $this->serverRollbacks;
+    }
+
+    public function openedAt(): float
+    {
+        return $this->openedAt;
+    }
+
+    public function lastUsedAt(): float
+    {
+        return $this->lastUsedAt;
+    }
+
+    /** Prepared statements currently cached on this session. */
+    public function cachedStatements(): int
+    {
+        return $this->statements->count();
+    }
+
+    /**
+     * A cheap liveness check without a round trip: whether the server said anything while the
+     * session sat idle. A healthy idle session is silent; a server that closes it (KILL,
+     * wait_timeout, shutdown) sends an error or the end of the stream, which ends it here.
+     */
+    public function isAlive(): bool
+    {
+        if ($this->state === ConnectionState::Closed) {
+            return false;
+        }
+        if ($this->state !== ConnectionState::Idle || !$this->transport->hasArrived()) {
+            return true;
+        }
+        $this->markClosed('The server closed the connection while it was idle');
+
+        return false;
+    }
+
+    /**
+     * Waits until an abandoned statement has been cleaned up.
+     *
+     * @throws ConnectionLostException when the connection is closed (or closes meanwhile)
+     */
+    public function awaitIdle(?Cancellation $cancellation = null): void
+    {
+        if ($this->state === ConnectionState::Draining && $this->drained !== null) {
+            $this->drained->await($cancellation);
+        }
+        if ($this->state === ConnectionState::Closed) {
+            throw new ConnectionLostException($this->closeReason);
+        }
+        if ($this->state === ConnectionState::Busy) {
+            throw new \LogicException('The connection is already running a statement for another caller');
+        }
+    }
+
+    /**
+     * How an abandoned statement is killed on the server: given the connection id, it must send
+     * KILL QUERY over another session without blocking. The pool supplies one that reuses its
+     * idle connections; without one a short-lived connection is opened.
+     *
+     * @param Closure(int): void $canceller
+     */
+    public function setCanceller(Closure $canceller): void
+    {
+        $this->canceller = $canceller;
+    }
+
+    private function begin(?Cancellation $cancellation): void
+    {
+        if ($this->state !== ConnectionState::Idle) {
+            $this->awaitIdle($cancellation);
+        }
+        $this->state = ConnectionState::Busy;
+    }
+
+    /** @param array<int, mixed> $params */
+    private function executePrepared(PreparedStatement $statement, array $params, string $sql, ?float $deadline, ?Cancellation $cancellation): ResponseReader
+    {
+        $reader = $this->exchange(
+            ParameterEncoder::execute($statement->id, $statement->parameterCount, $params),
+            true,
+            $sql,
+            $deadline,
+            $cancellation,
+            false,
+            $statement->columns,
+        );
+        if ($reader->metadataReceived) {
+            // What the server will leave out next time (MARIADB_CLIENT_CACHE_METADATA).
+            $statement->columns = $reader->columns();
+        }
+
+        return $reader;
+    }
+
+    private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): PreparedStatement
+    {
+        $this->statements->makeRoom();
+        $reader = $this->exchange(\chr(Protocol::COM_STMT_PREPARE) . $sql, false, $sql, $deadline, $cancellation, true);
+        if ($reader->error !== null) {
+            throw $this->errorOf($reader, $sql);
+        }
+        $statement = new PreparedStatement($reader->statementId, $reader->parameterCount, $reader->columns());
+        $this->statements->add($sql, $statement);
+
+        return $statement;
+    }
+
+    /**
+     * Sends one command and reads its whole response, suspending the fiber while the socket is
+     * not ready. A cancelled or timed-out wait abandons the statement (see abandon()).
+     */
+    /** @param list<ColumnDefinition>|null $knownColumns a prepared statement's result columns, as the server last described them */
+    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?array $knownColumns = null): ResponseReader
+    {
+        $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata);
+        $reader->knownColumns = $knownColumns;
+        $transport = $this->transport;
+        $packets = $transport->packets;
+        $packets->resetSequence();
+        $bytes = $this->statements->takePendingCloses() . $packets->frame($payload);
+        $sent = false;
+        try {
+            $transport->send($bytes, $deadline, $cancellation);
+            $sent = $justSent = true;
+            while (!$reader->accept($transport->nextPayload($deadline, $cancellation, $justSent))) {
+                $justSent = false;
+                if ($reader->localInfileRequest !== null) {
+                    // Never a local file: an empty one ends the server's request at once.
+                    $transport->send($packets->frame(''), $deadline, $cancellation);
+                    $justSent = true;
+                }
+            }
+        } catch (CancelledException $e) {
+            if (!$sent) {
+                // Half a packet on the wire: the session cannot be brought back in step.
+                $this->markClosed('A statement was cancelled while it was being sent');
+                throw $this->interruption($e, $cancellation, $sql);
+            }
+            $this->unfinished = $reader;
+            throw $this->abandon($e, $cancellation, $sql);
+        } catch (ConnectionLostException $e) {
+            $this->markClosed($e->getMessage());
+            throw new ConnectionLostException('The connection was lost: ' . $e->getMessage() . ' (' . ErrorFactory::shorten($sql) . ')', 0, '', $e);
+        } catch (ProtocolException $e) {
+            $this->markClosed('Protocol error: ' . $e->getMessage());
+            throw $e;
+        }
+        $this->lastUsedAt = \microtime(true);
+        $this->noteStatus($reader);
+
+        return $reader;
+    }
+
+    private function noteStatus(ResponseReader $reader): void
+    {
+        $wasInTransaction = ($this->status & Protocol::SERVER_STATUS_IN_TRANS) !== 0;
+        $this->status = $reader->status ?? $this->status;
+        if ($reader->sessionStateChanged) {
+            $this->sessionStateChanged = true;
+        }
+        if ($wasInTransaction && $reader->error?->code === 1213) {
+            $this->serverRollbacks++;
+            $this->status &= ~Protocol::SERVER_STATUS_IN_TRANS;
+        }
+    }
+
+    private function resultOf(ResponseReader $reader, string $sql): Result
+    {
+        if ($reader->error !== null) {
+            throw $this->errorOf($reader, $sql);
+        }
+        if ($reader->localInfileRequest !== null) {
+            throw new QueryException(\sprintf(
+                'The server asked for the local file "%s" (LOAD DATA LOCAL INFILE); this client never sends local files, and sent none',
+                $reader->localInfileRequest,
+            ));
+        }
+        $results = $reader->results();
+        $first = $results[0] ?? new Result([], 0, 0, 0);
+        if (\count($results) === 1) {
+            return $first;
+        }
+
+        return new Result($first->rows, $first->affectedRows, $first->lastInsertId, $first->warnings, \array_slice($results, 1));
+    }
+
+    private function errorOf(ResponseReader $reader, string $sql): MysqlException
+    {
+        \assert($reader->error !== null);
+        $error = ErrorFactory::forStatement($reader->error, $sql);
+        if ($error instanceof ConnectionLostException) {
+            $this->markClosed($error->getMessage());
+        }
+
+        return $error;
+    }
+
+    /**
+     * The caller gave up on a running statement: kill it on the server and read the rest of its
+     * answer in the background, so the connection is reusable once the server is done.
+     */
+    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
+    {
+        $this->state = ConnectionState::Draining;
+        $this->drained = Async::run($this->drain(...))->ignore();
+
+        return $this->interruption($reason, $cancellation, $sql);
+    }
+
+    /** What the caller of an interrupted statement gets: its own cancellation, or the connection's queryTimeout. */
+    private function interruption(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
+    {
+        if ($cancellation !== null && $cancellation->isRequested()) {
+            return $reason;
+        }
+
+        return new QueryTimeoutException(\sprintf(
+            'The statement ran longer than its timeout of %.3f s and was stopped: %s',
+            $this->config->queryTimeout ?? 0.0,
+            ErrorFactory::shorten($sql),
+        ), 1317, '70100');
+    }
+
+    private function drain(): void
+    {
+        $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
+        $reader = $this->unfinished;
+        $this->unfinished = null;
+        try {
+            \assert($reader !== null);
+            $reader->discardRows = true;
+            if (!$reader->isDone()) {
+                try {
+                    ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
+                } catch (\Throwable) {
+                    // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
+                }
+            }
+            while (!$reader->isDone()) {
+                if ($reader->accept($this->transport->nextPayload($deadline, null))) {
+                    break;
+                }
+                if ($reader->localInfileRequest !== null) {
+                    $this->transport->send($this->transport->packets->frame(''), $deadline);
+                }
+            }
+            $this->noteStatus($reader);
+            if ($this->state === ConnectionState::Draining) {
+                $this->state = ConnectionState::Idle;
+            }
+        } catch (\Throwable $e) {
+            $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
+        }
+    }
+
+    private function killOverNewConnection(int $connectionId): void
+    {
+        $connection = self::connect($this->config->with(statementCacheSize: 0, queryTimeout: 5.0, connectTimeout: \min(5.0, $this->config->connectTimeout)));
+        try {
+            $connection->command('KILL QUERY ' . $connectionId);
+        } finally {
+            $connection->close();
+        }
+    }
+
+    /** Asks the server to flag every change of session state (user variables, temporary tables…). */
+    private function trackSessionState(?Cancellation $cancellation): void
+    {
+        $this->command('SET SESSION session_track_state_change = 1', $cancellation);
+        $this->sessionStateChanged = false;
+    }
+
+    /** Back to Idle after a statement, unless it was abandoned (Draining) or broke (Closed). */
+    private function settle(): void
+    {
+        if ($this->state === ConnectionState::Busy) {
+            $this->state = ConnectionState::Idle;
+        }
+    }
+
+    private function markClosed(string $reason): void
+    {
+        if ($this->state !== ConnectionState::Closed) {
+            $this->state = ConnectionState::Closed;
+            $this->closeReason = $reason;
+        }
+        $this->statements->clear();
+        $this->transport->close();
+    }
+}

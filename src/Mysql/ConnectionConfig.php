@@ -1,0 +1,109 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql;
+
+/** How to open and use one connection to MySQL or MariaDB. */
+final class ConnectionConfig
+{
+    /**
+     * @param string $host a host name or IP address (TCP), ignored when $unixSocket is set
+     * @param string|null $unixSocket path of the server's unix socket
+     * @param float $connectTimeout seconds for the whole connect, including TLS and authentication
+     * @param float|null $queryTimeout default per-statement bound; the statement is killed on the server when it passes
+     * @param int $statementCacheSize prepared statements kept per connection (0: prepared, run and closed each time)
+     * @param bool $decodeJson JSON columns come back decoded (arrays) instead of as strings
+     * @param TlsMode $tls whether to encrypt (Preferred: when the server offers it; Required: or fail)
+     * @param string|null $tlsCa the CA certificate file to verify the server with (else the system's)
+     * @param bool $tlsVerifyPeer check the server's certificate and name (on by default; off only for tests)
+     * @param bool $allowMultipleStatements let one query string hold several statements (CLIENT_MULTI_STATEMENTS)
+     * @param array<string, string> $attributes connection attributes sent to the server (program name…)
+     * @param string|null $serverPublicKey caching_sha2_password: the server's RSA public key (PEM), else it is asked for
+     */
+    public function __construct(
+        public readonly string $host = '127.0.0.1',
+        public readonly int $port = 3306,
+        public readonly string $user = 'root',
+        public readonly string $password = '',
+        public readonly string $database = '',
+        public readonly ?string $unixSocket = null,
+        public readonly float $connectTimeout = 10.0,
+        public readonly ?float $queryTimeout = null,
+        public readonly int $statementCacheSize = 256,
+        public readonly bool $decodeJson = false,
+        public readonly TlsMode $tls = TlsMode::Preferred,
+        public readonly ?string $tlsCa = null,
+        public readonly bool $tlsVerifyPeer = true,
+        public readonly bool $allowMultipleStatements = false,
+        public readonly array $attributes = ['_client_name' => 'bobbin', 'program_name' => 'bobbin'],
+        public readonly ?string $serverPublicKey = null,
+    ) {
+        if ($connectTimeout <= 0.0) {
+            throw new \ValueError('The connect timeout must be positive');
+        }
+        if ($queryTimeout !== null && $queryTimeout <= 0.0) {
+            throw new \ValueError('The query timeout must be positive or null');
+        }
+        if ($statementCacheSize < 0) {
+            throw new \ValueError('The statement cache size cannot be negative');
+        }
+    }
+
+    /**
+     * From a URL: mysql://user:password@host:port/database?unix_socket=/path&tls=required&tls_ca=/ca.pem
+     * (mariadb:// is the same). Options in the query string: unix_socket, tls
+     * (disabled|preferred|required), tls_ca, tls_verify (0|1), multi_statements (0|1);
+     * the named arguments override the URL's.
+     */
+    public static function fromUrl(
+        string $url,
+        float $connectTimeout = 10.0,
+        ?float $queryTimeout = null,
+        int $statementCacheSize = 256,
+        bool $decodeJson = false,
+    ): self {
+        $parts = \parse_url($url);
+        if ($parts === false || !isset($parts['scheme']) || !\in_array(\strtolower($parts['scheme']), ['mysql', 'mariadb'], true)) {
+            throw new \ValueError('A MySQL URL starts with mysql:// or mariadb://');
+        }
+        \parse_str($parts['query'] ?? '', $query);
+        $option = static fn (string $name): ?string => isset($query[$name]) && \is_string($query[$name]) ? $query[$name] : null;
+        $tls = TlsMode::tryFrom(\strtolower($option('tls') ?? 'preferred'))
+            ?? throw new \ValueError('tls must be disabled, preferred or required');
+        $flag = static fn (?string $value, bool $default): bool => $value === null ? $default : \in_array(\strtolower($value), ['1', 'true', 'yes', 'on'], true);
+
+        return new self(
+            $parts['host'] ?? 'localhost',
+            $parts['port'] ?? 3306,
+            \rawurldecode($parts['user'] ?? 'root'),
+            \rawurldecode($parts['pass'] ?? ''),
+            \rawurldecode(\ltrim($parts['path'] ?? '', '/')),
+            $option('unix_socket') ?? $option('socket'),
+            $connectTimeout,
+            $queryTimeout,
+            $statementCacheSize,
+            $decodeJson,
+            $tls,
+            $option('tls_ca'),
+            $flag($option('tls_verify'), true),
+            $flag($option('multi_statements'), false),
+        );
+    }
+
+    /** The same settings with others for some of them (named arguments of the constructor). */
+    public function with(mixed ...$changes): self
+    {
+        $settings = \get_object_vars($this);
+
+        return new self(...\array_merge($settings, $changes));
+    }
+
+    /** The target without the password, for error messages and logs. */
+    public function describe(): string
+    {
+        $where = $this->unixSocket !== null ? 'unix:' . $this->unixSocket : $this->host . ':' . $this->port;
+
+        return \sprintf('%s@%s/%s', $this->user, $where, $this->database);
+    }
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Exception;
+
+/** Opening a session took longer than connectTimeout. */
+final class ConnectTimeoutException extends ConnectException
+{
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Exception;
+
+/** No connection became free within acquireTimeout, or maxWaiters callers already wait. */
+final class PoolTimeoutException extends MysqlException
+{
+}

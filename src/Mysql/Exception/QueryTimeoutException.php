@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Exception;
+
+/** The statement ran past the connection's queryTimeout and was killed on the server. */
+final class QueryTimeoutException extends QueryCancelledException
+{
+}

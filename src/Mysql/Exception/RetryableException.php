@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Exception;
+
+/** The whole transaction may succeed when run again (deadlock, lock wait timeout). */
+interface RetryableException extends \Throwable
+{
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Exception;
+
+/** A duplicate key (1062, 1586). */
+final class UniqueViolationException extends IntegrityConstraintViolationException
+{
+}

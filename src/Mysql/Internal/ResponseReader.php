@@ -1,0 +1,320 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Internal;
+
+use Bobbin\Mysql\Exception\ProtocolException;
+use Bobbin\Mysql\Result;
+
+/**
+ * Reads the response to one command, packet by packet, as a state machine: OK, ERR, a LOCAL
+ * INFILE request, one or more result sets (text or binary rows), or a prepared statement's
+ * description. Pure: the connection feeds it payloads until accept() says the response is
+ * complete. Its state lives in its fields, so a response abandoned halfway by its caller is
+ * read to its end by the same object (with $discardRows) while the connection drains.
+ *
+ * @internal
+ */
+final class ResponseReader
+{
+    private const HEADER = 0;
+    private const COLUMNS = 1;
+    private const COLUMNS_EOF = 2;
+    private const ROWS = 3;
+    private const PREPARE_PARAMS = 4;
+    private const PREPARE_PARAMS_EOF = 5;
+    private const PREPARE_COLUMNS = 6;
+    private const PREPARE_COLUMNS_EOF = 7;
+    private const DONE = 8;
+    private const PREPARE_OK = 9;
+
+    /**
+     * Column definitions by their raw packet (apart with and without MariaDB's extended
+     * metadata): an executed statement sends the same ones every time.
+     *
+     * @var array<int, array<string, ColumnDefinition>>
+     */
+    private static array $columnCache = [[], []];
+
+    private int $state;
+    private int $columnCount = 0;
+    /** @var list<ColumnDefinition> */
+    private array $columns = [];
+    /** @var list<array<string, mixed>> */
+    private array $rows = [];
+    /** @var list<Result> */
+    private array $results = [];
+    private int $paramsLeft = 0;
+
+    public ?ServerError $error = null;
+    /** The last status flags the server sent (transaction, more results, session state changed); null: none came (an ERR, a prepare). */
+    public ?int $status = null;
+    /** Set when the status flags of any packet reported a change of session state. */
+    public bool $sessionStateChanged = false;
+    /** The file a LOCAL INFILE request named: the connection refuses it with an empty packet. */
+    public ?string $localInfileRequest = null;
+    /** Rows are skipped, not decoded (a response read only to get the connection back in step). */
+    public bool $discardRows = false;
+    public int $statementId = 0;
+    public int $parameterCount = 0;
+    /**
+     * MARIADB_CLIENT_CACHE_METADATA: the columns the server described last time for this
+     * statement, used when it says they are unchanged instead of sending them again.
+     *
+     * @var list<ColumnDefinition>|null
+     */
+    public ?array $knownColumns = null;
+    /** Whether the first result set came with its column definitions (to be remembered). */
+    public bool $metadataReceived = false;
+    private int $resultSets = 0;
+    /** @var list<ColumnDefinition>|null */
+    private ?array $lastColumns = null;
+    /** @var list<ColumnDefinition>|null */
+    private ?array $firstColumns = null;
+
+    public function __construct(
+        private readonly bool $binary,
+        private readonly bool $deprecateEof,
+        private readonly bool $extendedMetadata,
+        private readonly bool $decodeJson,
+        bool $prepare = false,
+        private readonly bool $cacheMetadata = false,
+    ) {
+        $this->state = $prepare ? self::PREPARE_OK : self::HEADER;
+    }
+
+    public function isDone(): bool
+    {
+        return $this->state === self::DONE;
+    }
+
+    /**
+     * Takes the next packet of the response; true once the response is complete.
+     *
+     * @throws ProtocolException
+     */
+    public function accept(string $payload): bool
+    {
+        $first = $payload === '' ? -1 : \ord($payload[0]);
+        switch ($this->state) {
+            case self::ROWS:
+                if ($first === 0xfe && \strlen($payload) < Protocol::MAX_PACKET_PAYLOAD) {
+                    return $this->endOfRows($payload);
+                }
+                if ($first === 0xff) {
+                    return $this->fail($payload);
+                }
+                if (!$this->discardRows) {
+                    $this->rows[] = $this->binary
+                        ? RowDecoder::binary($payload, $this->columns, $this->decodeJson)
+                        : RowDecoder::text($payload, $this->columns, $this->decodeJson);
+                }
+
+                return false;
+            case self::HEADER:
+                return $this->header($first, $payload);
+            case self::COLUMNS:
+            case self::PREPARE_COLUMNS:
+                $this->columns[] = self::$columnCache[(int) $this->extendedMetadata][$payload] ??= $this->column($payload);
+                if (\count($this->columns) < $this->columnCount) {
+                    return false;
+                }
+                if ($this->state === self::PREPARE_COLUMNS) {
+                    return $this->deprecateEof ? $this->finish() : $this->expectEof(self::PREPARE_COLUMNS_EOF);
+                }
+                $this->state = $this->deprecateEof ? self::ROWS : self::COLUMNS_EOF;
+
+                return false;
+            case self::COLUMNS_EOF:
+                $this->eof($payload);
+                $this->state = self::ROWS;
+
+                return false;
+            case self::PREPARE_OK:
+                return $this->prepareOk($first, $payload);
+            case self::PREPARE_PARAMS:
+                if (--$this->paramsLeft > 0) {
+                    return false;
+                }
+                if (!$this->deprecateEof) {
+                    $this->state = self::PREPARE_PARAMS_EOF;
+
+                    return false;
+                }
+
+                return $this->afterParams();
+            case self::PREPARE_PARAMS_EOF:
+                $this->eof($payload);
+
+                return $this->afterParams();
+            case self::PREPARE_COLUMNS_EOF:
+                $this->eof($payload);
+
+                return $this->finish();
+            default:
+                throw new ProtocolException('A packet arrived after the response was complete');
+        }
+    }
+
+    /**
+     * The result sets read, first to last (a CALL sends its procedure's results, then a
+     * final OK).
+     *
+     * @return list<Result>
+     */
+    public function results(): array
+    {
+        return $this->results;
+    }
+
+    /**
+     * The columns of a prepared statement's result (empty for a statement without one), or of
+     * the first result set of an execution.
+     *
+     * @return list<ColumnDefinition>
+     */
+    public function columns(): array
+    {
+        return $this->resultSets > 1 ? ($this->firstColumns ?? $this->columns) : $this->columns;
+    }
+
+    private function header(int $first, string $payload): bool
+    {
+        if ($first === 0x00) {
+            $status = ServerStatus::fromOk($payload);
+            $this->noteStatus($status->status);
+            $this->results[] = new Result([], $status->affectedRows, $status->lastInsertId, $status->warnings);
+
+            return ($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) === 0 ? $this->finish() : false;
+        }
+        if ($first === 0xff) {
+            return $this->fail($payload);
+        }
+        if ($first === 0xfb) {
+            // LOAD DATA LOCAL INFILE: the server asks the client for a file. Never sent; the
+            // connection answers with an empty file and reports the refusal.
+            $this->localInfileRequest = \substr($payload, 1);
+
+            return false;
+        }
+        $offset = 0;
+        $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
+        if ($this->columnCount === 0) {
+            throw new ProtocolException('A result set announced no columns');
+        }
+        $this->columns = [];
+        $this->rows = [];
+        $first = $this->resultSets++ === 0;
+        if ($this->cacheMetadata && ($payload[$offset] ?? "\x01") === "\x00") {
+            // The server says the columns are those it described before: no definitions follow.
+            $known = $first ? $this->knownColumns : $this->lastColumns;
+            if ($known === null || \count($known) !== $this->columnCount) {
+                throw new ProtocolException('The server skipped column definitions this client never received');
+            }
+            $this->columns = $known;
+            $this->state = $this->deprecateEof ? self::ROWS : self::COLUMNS_EOF;
+
+            return false;
+        }
+        $this->metadataReceived = $this->metadataReceived || $first;
+        $this->state = self::COLUMNS;
+
+        return false;
+    }
+
+    private function endOfRows(string $payload): bool
+    {
+        $this->lastColumns = $this->columns;
+        $this->firstColumns ??= $this->columns;
+        $status = $this->deprecateEof ? ServerStatus::fromOk($payload) : ServerStatus::fromEof($payload);
+        $this->noteStatus($status->status);
+        $this->results[] = new Result($this->rows, \count($this->rows), 0, $status->warnings);
+        $this->rows = [];
+        if (($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
+            $this->state = self::HEADER;
+
+            return false;
+        }
+
+        return $this->finish();
+    }
+
+    private function prepareOk(int $first, string $payload): bool
+    {
+        if ($first === 0xff) {
+            return $this->fail($payload);
+        }
+        if ($first !== 0x00 || \strlen($payload) < 9) {
+            throw new ProtocolException(\sprintf('Unexpected answer to a prepare (first byte 0x%02x)', $first));
+        }
+        /** @var array{id: int, columns: int, params: int} $fields */
+        $fields = \unpack('Vid/vcolumns/vparams', $payload, 1);
+        $this->statementId = $fields['id'];
+        $this->columnCount = $fields['columns'];
+        $this->parameterCount = $this->paramsLeft = $fields['params'];
+        if ($this->paramsLeft > 0) {
+            $this->state = self::PREPARE_PARAMS;
+
+            return false;
+        }
+
+        return $this->afterParams();
+    }
+
+    private function afterParams(): bool
+    {
+        if ($this->columnCount === 0) {
+            return $this->finish();
+        }
+        $this->state = self::PREPARE_COLUMNS;
+
+        return false;
+    }
+
+    private function expectEof(int $state): bool
+    {
+        $this->state = $state;
+
+        return false;
+    }
+
+    private function eof(string $payload): void
+    {
+        if ($payload === '' || $payload[0] !== "\xfe") {
+            throw new ProtocolException('An EOF packet was expected after the column definitions');
+        }
+        $this->noteStatus(ServerStatus::fromEof($payload)->status);
+    }
+
+    private function fail(string $payload): bool
+    {
+        $this->error = ServerError::parse($payload);
+
+        return $this->finish();
+    }
+
+    private function finish(): bool
+    {
+        $this->state = self::DONE;
+
+        return true;
+    }
+
+    private function noteStatus(int $status): void
+    {
+        $this->status = $status;
+        if (($status & Protocol::SERVER_SESSION_STATE_CHANGED) !== 0) {
+            $this->sessionStateChanged = true;
+        }
+    }
+
+    private function column(string $payload): ColumnDefinition
+    {
+        if (\count(self::$columnCache[(int) $this->extendedMetadata]) >= 4096) {
+            self::$columnCache[(int) $this->extendedMetadata] = [];
+        }
+
+        return ColumnDefinition::parse($payload, $this->extendedMetadata);
+    }
+}

@@ -1,0 +1,216 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Internal;
+
+/**
+ * Decodes result rows, text (COM_QUERY) and binary (COM_STMT_EXECUTE), into PHP values by
+ * column type, so that both protocols give the same values: integers as int (an unsigned BIGINT
+ * above PHP_INT_MAX as a string), FLOAT/DOUBLE as float, DECIMAL as string, dates and times as
+ * strings in MySQL's own format, BIT as int, BLOBs as binary strings, NULL as null; JSON as its
+ * text or, with $decodeJson, decoded to arrays.
+ *
+ * @internal
+ */
+final class RowDecoder
+{
+    /**
+     * @param list<ColumnDefinition> $columns
+     * @return array<string, mixed>
+     */
+    public static function text(string $payload, array $columns, bool $decodeJson): array
+    {
+        $row = [];
+        $offset = 0;
+        foreach ($columns as $column) {
+            $length = \ord($payload[$offset]);
+            if ($length < 251) {
+                $value = \substr($payload, $offset + 1, $length);
+                $offset += 1 + $length;
+            } elseif ($length === 251) {
+                $row[$column->name] = null;
+                $offset++;
+                continue;
+            } else {
+                $value = (string) Wire::readLengthEncodedString($payload, $offset);
+            }
+            $row[$column->name] = match ($column->kind) {
+                ColumnDefinition::KIND_STRING => $value,
+                ColumnDefinition::KIND_INT => (int) $value,
+                ColumnDefinition::KIND_FLOAT => (float) $value,
+                ColumnDefinition::KIND_UNSIGNED_BIGINT => self::unsignedBigint($value),
+                ColumnDefinition::KIND_BIT => self::bits($value),
+                default => $decodeJson ? self::json($value) : $value,
+            };
+        }
+
+        return $row;
+    }
+
+    /**
+     * @param list<ColumnDefinition> $columns
+     * @return array<string, mixed>
+     */
+    public static function binary(string $payload, array $columns, bool $decodeJson): array
+    {
+        $row = [];
+        $count = \count($columns);
+        // A 0x00 header, then the NULL bitmap, whose first two bits are reserved.
+        $offset = 1 + (($count + 9) >> 3);
+        foreach ($columns as $i => $column) {
+            $bit = $i + 2;
+            if ((\ord($payload[1 + ($bit >> 3)]) >> ($bit & 7)) & 1) {
+                $row[$column->name] = null;
+                continue;
+            }
+            $unsigned = ($column->flags & Protocol::FLAG_UNSIGNED) !== 0;
+            switch ($column->type) {
+                case Protocol::TYPE_LONG:
+                case Protocol::TYPE_INT24:
+                    $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8) | (\ord($payload[$offset + 2]) << 16) | (\ord($payload[$offset + 3]) << 24);
+                    if (!$unsigned && $value > 0x7fffffff) {
+                        $value -= 0x100000000;
+                    }
+                    $offset += 4;
+                    break;
+                case Protocol::TYPE_LONGLONG:
+                    $value = self::unpackOne('P', $payload, $offset);
+                    if ($unsigned && $value < 0) {
+                        $value = \sprintf('%u', $value);
+                    }
+                    $offset += 8;
+                    break;
+                case Protocol::TYPE_TINY:
+                    $value = \ord($payload[$offset++]);
+                    if (!$unsigned && $value > 127) {
+                        $value -= 256;
+                    }
+                    break;
+                case Protocol::TYPE_SHORT:
+                case Protocol::TYPE_YEAR:
+                    $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8);
+                    if (!$unsigned && $column->type !== Protocol::TYPE_YEAR && $value > 0x7fff) {
+                        $value -= 0x10000;
+                    }
+                    $offset += 2;
+                    break;
+                case Protocol::TYPE_DOUBLE:
+                    $value = self::unpackOne('e', $payload, $offset);
+                    $offset += 8;
+                    break;
+                case Protocol::TYPE_FLOAT:
+                    $value = self::float32((float) self::unpackOne('g', $payload, $offset));
+                    $offset += 4;
+                    break;
+                case Protocol::TYPE_DATE:
+                case Protocol::TYPE_NEWDATE:
+                case Protocol::TYPE_DATETIME:
+                case Protocol::TYPE_TIMESTAMP:
+                    $value = self::dateTime($payload, $offset, $column);
+                    break;
+                case Protocol::TYPE_TIME:
+                    $value = self::time($payload, $offset, $column->decimals);
+                    break;
+                default:
+                    $length = \ord($payload[$offset]);
+                    if ($length < 251) {
+                        $value = \substr($payload, $offset + 1, $length);
+                        $offset += 1 + $length;
+                    } else {
+                        $value = (string) Wire::readLengthEncodedString($payload, $offset);
+                    }
+                    if ($column->kind === ColumnDefinition::KIND_BIT) {
+                        $value = self::bits($value);
+                    } elseif ($column->kind === ColumnDefinition::KIND_JSON && $decodeJson) {
+                        $value = self::json($value);
+                    }
+            }
+            $row[$column->name] = $value;
+        }
+
+        return $row;
+    }
+
+    private static function unpackOne(string $format, string $data, int $offset): int|float
+    {
+        $values = \unpack($format, $data, $offset);
+        \assert(\is_array($values));
+
+        return $values[1];
+    }
+
+    private static function unsignedBigint(string $value): int|string
+    {
+        // Above PHP_INT_MAX (19 digits, 9223372036854775807) an int would overflow to a float.
+        return \strlen($value) < 19 || (\strlen($value) === 19 && $value <= '9223372036854775807') ? (int) $value : $value;
+    }
+
+    private static function bits(string $bytes): int
+    {
+        $value = 0;
+        foreach (\str_split($bytes) as $byte) {
+            $value = ($value << 8) | \ord($byte);
+        }
+
+        return $value;
+    }
+
+    private static function json(string $value): mixed
+    {
+        return \json_decode($value, true, 512, \JSON_THROW_ON_ERROR | \JSON_BIGINT_AS_STRING);
+    }
+
+    /**
+     * A FLOAT arrives as its 4 bytes; the text protocol shows the shortest decimal that reads
+     * back as the same 4 bytes (1.1, not 1.100000023841858). The same here, so both agree.
+     */
+    private static function float32(float $value): float
+    {
+        for ($digits = 6; $digits < 9; $digits++) {
+            $short = (float) \sprintf('%.' . $digits . 'G', $value);
+            if (self::unpackOne('g', \pack('g', $short), 0) === $value) {
+                return $short;
+            }
+        }
+
+        return $value;
+    }
+
+    private static function dateTime(string $payload, int &$offset, ColumnDefinition $column): string
+    {
+        $length = \ord($payload[$offset]);
+        $fields = \unpack('vyear/Cmonth/Cday/Chour/Cminute/Csecond/Vmicro', \str_pad(\substr($payload, $offset + 1, $length), 11, "\0"));
+        $offset += 1 + $length;
+        \assert(\is_array($fields));
+        $date = \sprintf('%04d-%02d-%02d', $fields['year'], $fields['month'], $fields['day']);
+        if ($column->type === Protocol::TYPE_DATE || $column->type === Protocol::TYPE_NEWDATE) {
+            return $date;
+        }
+
+        return $date . \sprintf(' %02d:%02d:%02d', $fields['hour'], $fields['minute'], $fields['second'])
+            . self::fraction($fields['micro'], $column->decimals);
+    }
+
+    private static function time(string $payload, int &$offset, int $decimals): string
+    {
+        $length = \ord($payload[$offset]);
+        $fields = \unpack('Cnegative/Vdays/Chour/Cminute/Csecond/Vmicro', \str_pad(\substr($payload, $offset + 1, $length), 12, "\0"));
+        $offset += 1 + $length;
+        \assert(\is_array($fields));
+
+        return ($fields['negative'] ? '-' : '')
+            . \sprintf('%02d:%02d:%02d', $fields['days'] * 24 + $fields['hour'], $fields['minute'], $fields['second'])
+            . self::fraction($fields['micro'], $decimals);
+    }
+
+    /** The fractional seconds as the column declares them (31: not fixed, shown only when there are any). */
+    private static function fraction(int $micro, int $decimals): string
+    {
+        if ($decimals >= 1 && $decimals <= 6) {
+            return '.' . \substr(\sprintf('%06d', $micro), 0, $decimals);
+        }
+
+        return $decimals === 31 && $micro > 0 ? \sprintf('.%06d', $micro) : '';
+    }
+}

@@ -1,0 +1,248 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Mysql\Internal;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Mysql\ConnectionConfig;
+use Bobbin\Mysql\Exception\ConnectException;
+use Bobbin\Mysql\Exception\ConnectionLostException;
+
+/**
+ * The socket of one connection: non-blocking TCP (TCP_NODELAY) or unix socket, optionally TLS,
+ * read into a PacketBuffer and written whole, every wait through the loop (or, with nothing else
+ * on the loop and nothing to honour, one blocking wait as a plain client would).
+ *
+ * Waits throw the loop's TimeoutException/CancelledException as they are: the connection
+ * decides what an interrupted exchange means.
+ *
+ * @internal
+ */
+final class Transport
+{
+    private const READ_CHUNK = 262_144;
+
+    public readonly PacketBuffer $packets;
+    private readonly StreamWatcher $watcher;
+    private bool $encrypted = false;
+    private bool $closed = false;
+
+    /** @param resource $stream */
+    private function __construct(private readonly mixed $stream, public readonly bool $isUnixSocket)
+    {
+        $this->packets = new PacketBuffer();
+        $this->watcher = new StreamWatcher($stream);
+    }
+
+    /**
+     * @throws ConnectException|\Bobbin\Async\TimeoutException|\Bobbin\Async\CancelledException
+     */
+    public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
+    {
+        $unix = $config->unixSocket !== null;
+        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
+        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
+        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
+        if ($stream === false) {
+            throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
+        }
+        \stream_set_blocking($stream, false);
+        \stream_set_read_buffer($stream, 0);
+        \stream_set_write_buffer($stream, 0);
+        if (!$unix) {
+            Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
+            if (@\stream_socket_get_name($stream, true) === false) {
+                // The connect failed; a read tells why (refused, unreachable).
+                $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+                @\fclose($stream);
+                throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
+            }
+        }
+
+        return new self($stream, $unix);
+    }
+
+    public function isEncrypted(): bool
+    {
+        return $this->encrypted;
+    }
+
+    /**
+     * Starts TLS on the open socket (after an SSLRequest), verifying the server's certificate
+     * and name unless the settings say otherwise.
+     */
+    public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
+    {
+        $options = [
+            'verify_peer' => $config->tlsVerifyPeer,
+            'verify_peer_name' => $config->tlsVerifyPeer,
+            'allow_self_signed' => !$config->tlsVerifyPeer,
+            'peer_name' => $config->host,
+            'SNI_enabled' => true,
+        ];
+        if ($config->tlsCa !== null) {
+            $options['cafile'] = $config->tlsCa;
+        }
+        foreach ($options as $name => $value) {
+            \stream_context_set_option($this->stream, 'ssl', $name, $value);
+        }
+        $error = '';
+        \set_error_handler(static function (int $type, string $message) use (&$error): bool {
+            $error = $message;
+
+            return true;
+        });
+        try {
+            while (($done = \stream_socket_enable_crypto($this->stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT)) === 0) {
+                \restore_error_handler();
+                try {
+                    $this->watcher->awaitReadable(\max(0.0, $deadline - \microtime(true)), $cancellation);
+                } finally {
+                    \set_error_handler(static function (int $type, string $message) use (&$error): bool {
+                        $error = $message;
+
+                        return true;
+                    });
+                }
+            }
+        } finally {
+            \restore_error_handler();
+        }
+        if ($done !== true) {
+            throw new ConnectException(\sprintf(
+                'TLS with MySQL (%s) failed: %s',
+                $config->describe(),
+                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
+            ));
+        }
+        $this->encrypted = true;
+    }
+
+    /**
+     * The next packet's payload, reading (and waiting) as needed. $justSent: a request just
+     * went out, so the socket need not be read before the first wait.
+     *
+     * @throws ConnectionLostException|\Bobbin\Async\TimeoutException|\Bobbin\Async\CancelledException
+     */
+    public function nextPayload(?float $deadline, ?Cancellation $cancellation, bool $justSent = false): string
+    {
+        while (($payload = $this->packets->next()) === null) {
+            if ($justSent) {
+                // Right after a request nothing can have arrived yet: wait before the first read
+                // instead of paying for a read that finds nothing.
+                $justSent = false;
+                $this->wait($deadline, $cancellation);
+            }
+            $this->receive($deadline, $cancellation);
+        }
+
+        return $payload;
+    }
+
+    /**
+     * Reads what has arrived, waiting first when nothing has.
+     *
+     * @throws ConnectionLostException|\Bobbin\Async\TimeoutException|\Bobbin\Async\CancelledException
+     */
+    public function receive(?float $deadline, ?Cancellation $cancellation): void
+    {
+        while (true) {
+            $bytes = @\fread($this->stream, self::READ_CHUNK);
+            if ($bytes !== false && $bytes !== '') {
+                $this->packets->append($bytes);
+                if ($this->encrypted) {
+                    // OpenSSL may hold more decrypted bytes than one read returns, which would
+                    // never make the socket readable again: read until it has nothing.
+                    while (($more = @\fread($this->stream, self::READ_CHUNK)) !== false && $more !== '') {
+                        $this->packets->append($more);
+                    }
+                }
+
+                return;
+            }
+            if ($bytes === false || \feof($this->stream)) {
+                $this->close();
+                throw new ConnectionLostException('The server closed the connection');
+            }
+            $this->wait($deadline, $cancellation);
+        }
+    }
+
+    /**
+     * Sends $bytes whole, waiting while the socket buffer is full.
+     *
+     * @throws ConnectionLostException|\Bobbin\Async\TimeoutException|\Bobbin\Async\CancelledException
+     */
+    public function send(string $bytes, ?float $deadline = null, ?Cancellation $cancellation = null): void
+    {
+        if ($this->closed) {
+            throw new ConnectionLostException('The connection is closed');
+        }
+        while (true) {
+            $written = @\fwrite($this->stream, $bytes);
+            if ($written === false) {
+                $this->close();
+                throw new ConnectionLostException('The connection broke while sending');
+            }
+            if ($written === \strlen($bytes)) {
+                return;
+            }
+            $bytes = \substr($bytes, $written);
+            try {
+                $this->watcher->awaitWritable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
+            } catch (StreamClosedException) {
+                throw new ConnectionLostException('The connection was closed while sending');
+            }
+        }
+    }
+
+    /** One write attempt that never waits and never fails (a goodbye before closing). */
+    public function sendIfPossible(string $bytes): void
+    {
+        if (!$this->closed) {
+            @\fwrite($this->stream, $bytes);
+        }
+    }
+
+    /**
+     * Whether anything (data, an end of stream) arrived while nothing was asked: a zero-timeout
+     * poll, no round trip. An idle session has nothing to say.
+     */
+    public function hasArrived(): bool
+    {
+        return $this->packets->hasUnreadBytes() || Async::isReadableNow($this->stream);
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->watcher->close();
+        @\fclose($this->stream);
+    }
+
+    private function wait(?float $deadline, ?Cancellation $cancellation): void
+    {
+        // A plain script or PHP-FPM request with nothing else on the loop and no bound to keep:
+        // sleep in one blocking wait, as a blocking client would.
+        if ($deadline === null && $cancellation === null && !$this->encrypted && Async::awaitReadableIfIdle($this->stream)) {
+            return;
+        }
+        try {
+            $this->watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException('The connection was closed while waiting for the server');
+        }
+    }
+}

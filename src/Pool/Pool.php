@@ -1,0 +1,343 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Pool;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\Future;
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Async\Timer;
+
+/**
+ * Connections shared by the fibers of one process, whatever the database. Grows lazily up to
+ * maxSize; callers beyond that wait first come, first served, each for at most acquireTimeout.
+ * A connection is handed out only when it is idle and alive: broken ones are discarded and
+ * replaced, one that needs cleaning (an abandoned statement, a dirty session) comes back only
+ * once its connector says it is ready.
+ *
+ * @template C of object
+ */
+final class Pool
+{
+    /** @var list<C> most recently used last: reuse stays on warm connections, the rest can idle out */
+    private array $idle = [];
+    /** @var array<int, DeferredFuture<C>> in arrival order */
+    private array $waiters = [];
+    private int $nextWaiterId = 0;
+    /** Connections open or being opened. */
+    private int $open = 0;
+    private int $acquisitions = 0;
+    private int $timeouts = 0;
+    private int $discarded = 0;
+    private float $totalWaitTime = 0.0;
+    private float $maxWaitTime = 0.0;
+    private bool $closed = false;
+    private ?Timer $sweeper = null;
+
+    /** @param Connector<C> $connector */
+    public function __construct(
+        private readonly Connector $connector,
+        private readonly PoolSettings $settings,
+    ) {
+    }
+
+    /**
+     * Takes a connection for exclusive use; give it back with release().
+     *
+     * @return C
+     * @throws PoolTimeoutException|PoolClosedException|CancelledException
+     */
+    public function acquire(?Cancellation $cancellation = null): object
+    {
+        if ($this->closed) {
+            throw new PoolClosedException('The connection pool is closed');
+        }
+        $this->acquisitions++;
+        while ($this->idle !== []) {
+            $connection = \array_pop($this->idle);
+            if ($this->isReusable($connection)) {
+                return $connection;
+            }
+            $this->discard($connection);
+        }
+        if ($this->open < $this->settings->maxSize) {
+            return $this->openConnection($cancellation);
+        }
+
+        return $this->awaitConnection($cancellation);
+    }
+
+    /**
+     * An idle, healthy connection without waiting, or null: for a helper that must not queue
+     * behind the callers it helps (a cancel request for a statement on another connection).
+     * Give it back with release().
+     *
+     * @return C|null
+     */
+    public function tryAcquireIdle(): ?object
+    {
+        while (!$this->closed && $this->idle !== []) {
+            $connection = \array_pop($this->idle);
+            if ($this->isReusable($connection)) {
+                return $connection;
+            }
+            $this->discard($connection);
+        }
+
+        return null;
+    }
+
+    /** @param C $connection */
+    public function release(object $connection): void
+    {
+        $ready = $this->connector->prepareForReuse($connection);
+        if ($ready instanceof Future) {
+            // Not reusable yet (a cancelled statement still draining, a session being reset):
+            // it comes back once the connector is done with it.
+            Async::run(function () use ($ready, $connection): void {
+                try {
+                    $ready->await();
+                } catch (\Throwable) {
+                    // Broken meanwhile: the next prepareForReuse() says so.
+                }
+                $this->release($connection);
+            });
+
+            return;
+        }
+        if ($ready === false || $this->closed || $this->isExpired($connection, \microtime(true))) {
+            $this->discard($connection);
+
+            return;
+        }
+        $first = \array_key_first($this->waiters);
+        if ($first !== null) {
+            $waiter = $this->waiters[$first];
+            unset($this->waiters[$first]);
+            $waiter->complete($connection);
+
+            return;
+        }
+        $this->idle[] = $connection;
+    }
+
+    /** Opens connections up to minSize now instead of on first use. */
+    public function warmUp(?Cancellation $cancellation = null): void
+    {
+        $opened = [];
+        try {
+            while ($this->open < $this->settings->minSize) {
+                $opened[] = $this->openConnection($cancellation);
+            }
+        } finally {
+            foreach ($opened as $connection) {
+                $this->release($connection);
+            }
+        }
+    }
+
+    public function statistics(): PoolStatistics
+    {
+        $idle = \count($this->idle);
+
+        return new PoolStatistics(
+            $this->settings->maxSize,
+            $this->open,
+            $idle,
+            $this->open - $idle,
+            \count($this->waiters),
+            $this->acquisitions,
+            $this->timeouts,
+            $this->discarded,
+            $this->totalWaitTime,
+            $this->maxWaitTime,
+        );
+    }
+
+    public function settings(): PoolSettings
+    {
+        return $this->settings;
+    }
+
+    /**
+     * Closes idle connections now and the others as they come back; waiting callers get a
+     * PoolClosedException.
+     */
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->sweeper?->cancel();
+        $this->sweeper = null;
+        $idle = $this->idle;
+        $this->idle = [];
+        foreach ($idle as $connection) {
+            $this->discard($connection);
+        }
+        $waiters = $this->waiters;
+        $this->waiters = [];
+        foreach ($waiters as $waiter) {
+            $waiter->fail(new PoolClosedException('The connection pool was closed while waiting for a connection'));
+        }
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    /** @return C */
+    private function openConnection(?Cancellation $cancellation): object
+    {
+        $this->open++;
+        try {
+            $connection = $this->connector->open($cancellation);
+        } catch (\Throwable $e) {
+            $this->open--;
+            throw $e;
+        }
+        $this->sweeper ??= Timer::every(
+            \max(0.25, \min($this->settings->idleTimeout, $this->settings->maxLifetime) / 4),
+            $this->sweep(...),
+        )->unreference();
+
+        return $connection;
+    }
+
+    /** @return C */
+    private function awaitConnection(?Cancellation $cancellation): object
+    {
+        if (\count($this->waiters) >= $this->settings->maxWaiters) {
+            $this->timeouts++;
+            throw new PoolTimeoutException(\sprintf(
+                'All %d connections of the pool are in use and %d callers are already waiting (the most allowed)',
+                $this->settings->maxSize,
+                \count($this->waiters),
+            ));
+        }
+        /** @var DeferredFuture<C> $waiter */
+        $waiter = new DeferredFuture();
+        $id = $this->nextWaiterId++;
+        $this->waiters[$id] = $waiter;
+        $timeout = new TimeoutCancellation($this->settings->acquireTimeout);
+        $started = \microtime(true);
+        try {
+            return $waiter->future()->await($cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout));
+        } catch (CancelledException $e) {
+            unset($this->waiters[$id]);
+            $this->timeouts++;
+            if ($waiter->isComplete()) {
+                // A connection was handed over in the same tick the wait ended: give it back.
+                try {
+                    $this->release($waiter->future()->await());
+                } catch (\Throwable) {
+                    // The hand-over was a failure; nothing to give back.
+                }
+            }
+            if ($cancellation !== null && $cancellation->isRequested()) {
+                throw $e;
+            }
+            throw new PoolTimeoutException(\sprintf(
+                'No connection became free within %.3f s: all %d connections of the pool are in use (%d callers waiting)',
+                $this->settings->acquireTimeout,
+                $this->settings->maxSize,
+                \count($this->waiters),
+            ));
+        } finally {
+            $timeout->dispose();
+            $waited = \microtime(true) - $started;
+            $this->totalWaitTime += $waited;
+            $this->maxWaitTime = \max($this->maxWaitTime, $waited);
+        }
+    }
+
+    /** @param C $connection */
+    private function isReusable(object $connection): bool
+    {
+        $now = \microtime(true);
+        // Every checkout asks whether the server closed the session (no round trip): a session
+        // ended even moments after its last statement is replaced before a statement is sent on
+        // it, not answered with a lost connection.
+        if ($this->isExpired($connection, $now) || !$this->connector->isAlive($connection)) {
+            return false;
+        }
+        if ($now - $this->connector->lastUsedAt($connection) <= $this->settings->checkAfterIdle) {
+            return true;
+        }
+        try {
+            return $this->connector->ping($connection);
+        } catch (\Throwable) {
+            return false;
+        }
+    }
+
+    /** @param C $connection */
+    private function isExpired(object $connection, float $now): bool
+    {
+        return $now - $this->connector->openedAt($connection) > $this->settings->maxLifetime;
+    }
+
+    /** @param C $connection */
+    private function discard(object $connection): void
+    {
+        $this->connector->close($connection);
+        $this->open--;
+        $this->discarded++;
+        $this->replaceForWaiter();
+    }
+
+    /**
+     * A connection went away while callers wait: open a replacement for the longest waiter. If
+     * that fails (server down) the waiter gets the connect error now instead of a timeout later.
+     */
+    private function replaceForWaiter(): void
+    {
+        if ($this->closed || $this->waiters === [] || $this->open >= $this->settings->maxSize) {
+            return;
+        }
+        $this->open++;
+        Async::run(function (): void {
+            try {
+                $connection = $this->connector->open(null);
+            } catch (\Throwable $e) {
+                $this->open--;
+                $first = \array_key_first($this->waiters);
+                if ($first !== null) {
+                    $waiter = $this->waiters[$first];
+                    unset($this->waiters[$first]);
+                    $waiter->fail($e);
+                }
+
+                return;
+            }
+            $this->release($connection);
+        });
+    }
+
+    private function sweep(): void
+    {
+        $now = \microtime(true);
+        $kept = [];
+        $surplus = $this->open - $this->settings->minSize;
+        // Oldest-used first, so the least useful connections go.
+        foreach ($this->idle as $connection) {
+            $idleTooLong = $surplus > 0 && $now - $this->connector->lastUsedAt($connection) > $this->settings->idleTimeout;
+            if ($idleTooLong || $this->isExpired($connection, $now) || !$this->connector->isAlive($connection)) {
+                $this->connector->close($connection);
+                $this->open--;
+                $this->discarded++;
+                $surplus--;
+                continue;
+            }
+            $kept[] = $connection;
+        }
+        $this->idle = $kept;
+    }
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Pool;
+
+/** No connection became free in time, or too many callers already wait. Clients rethrow it as their own class. */
+final class PoolTimeoutException extends \RuntimeException
+{
+}
