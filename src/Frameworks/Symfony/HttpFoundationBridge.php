@@ -30,7 +30,12 @@ final class HttpFoundationBridge
 {
     private const FORM_METHODS = ['PUT' => true, 'DELETE' => true, 'PATCH' => true];
 
-    public function toSymfonyRequest(ServerRequestInterface $request): Request
+    /**
+     * @template T of Request
+     * @param class-string<T> $class Request or a subclass (Laravel's)
+     * @return T
+     */
+    public function toSymfonyRequest(ServerRequestInterface $request, string $class = Request::class): Request
     {
         $server = $request->getServerParams();
         if (!isset($server['HTTP_HOST']) || !isset($server['REQUEST_METHOD'])) {
@@ -47,7 +52,7 @@ final class HttpFoundationBridge
         }
         $files = $request->getUploadedFiles();
 
-        return new Request(
+        return new $class(
             $request->getQueryParams(),
             $form,
             $request->getAttributes(),
