@@ -17,6 +17,7 @@ declare(strict_types=1);
  *   GET  /probe/{id}?q=ID&wait=timer|db&ms=N   waits, then says what the request sees (JSON)
  *   POST /pollute           sets state a next request must not see (static property, a cookie)
  *   GET  /state             the state a request sees when it brings nothing (JSON)
+ *   GET  /fail              throws (the error page must not show it)
  */
 
 use App\Database;
@@ -95,6 +96,10 @@ $app->get('/state', static function (ServerRequestInterface $request, ResponseIn
         'static' => Probe::$value,
         'session' => null,
     ]);
+});
+
+$app->get('/fail', static function (): ResponseInterface {
+    throw new \RuntimeException('secret detail: /etc/passwd');
 });
 
 if (Concurrency::fromEnvironment(Concurrency::Concurrent) === Concurrency::OneAtATime) {
