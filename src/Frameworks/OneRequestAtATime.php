@@ -36,14 +36,23 @@ final class OneRequestAtATime implements RequestHandlerInterface
 
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
-        $lock = $this->gate->enter(RequestCancellation::of($request));
+        $cancellation = RequestCancellation::of($request);
+        $lock = $this->gate->enter($cancellation);
+        if ($lock !== null) {
+            // One request inside: framework code that cannot be handed the cancellation (a
+            // database connection) finds it here.
+            RequestScope::enter($cancellation);
+        }
         try {
             return $this->handler->handle($request);
         } finally {
             try {
                 Resets::run($this->afterEach);
             } finally {
-                $lock?->release();
+                if ($lock !== null) {
+                    RequestScope::leave();
+                    $lock->release();
+                }
             }
         }
     }

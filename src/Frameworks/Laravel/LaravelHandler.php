@@ -9,6 +9,7 @@ use Bobbin\Async\ErrorReporter;
 use Bobbin\Async\Lock;
 use Bobbin\Frameworks\Concurrency;
 use Bobbin\Frameworks\RequestGate;
+use Bobbin\Frameworks\RequestScope;
 use Bobbin\Frameworks\Resets;
 use Bobbin\Frameworks\StaticProperties;
 use Bobbin\Frameworks\Symfony\HttpFoundationBridge;
@@ -80,7 +81,13 @@ final class LaravelHandler implements RequestHandlerInterface
 
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
-        $lock = $this->gate->enter(RequestCancellation::of($request));
+        $cancellation = RequestCancellation::of($request);
+        $lock = $this->gate->enter($cancellation);
+        if ($lock !== null) {
+            // One request inside: framework code that cannot be handed the cancellation (a
+            // database connection) finds it here.
+            RequestScope::enter($cancellation);
+        }
         try {
             $laravelRequest = $this->bridge->toSymfonyRequest($request, Request::class);
             if ($laravelRequest->isJson()) {
@@ -116,7 +123,10 @@ final class LaravelHandler implements RequestHandlerInterface
         } catch (\Throwable $error) {
             ErrorReporter::report($error, 'A reset after a Laravel request failed');
         } finally {
-            $lock?->release();
+            if ($lock !== null) {
+                RequestScope::leave();
+                $lock->release();
+            }
         }
     }
 }

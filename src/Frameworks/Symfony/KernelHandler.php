@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\ErrorReporter;
 use Bobbin\Async\Lock;
 use Bobbin\Frameworks\RequestGate;
+use Bobbin\Frameworks\RequestScope;
 use Bobbin\Frameworks\Resets;
 use Bobbin\Http\RequestCancellation;
 use Closure;
@@ -42,7 +43,13 @@ final class KernelHandler implements RequestHandlerInterface
 
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
-        $lock = $this->gate->enter(RequestCancellation::of($request));
+        $cancellation = RequestCancellation::of($request);
+        $lock = $this->gate->enter($cancellation);
+        if ($lock !== null) {
+            // One request inside: framework code that cannot be handed the cancellation (a
+            // database connection) finds it here.
+            RequestScope::enter($cancellation);
+        }
         try {
             $symfonyRequest = $this->bridge->toSymfonyRequest($request);
             $symfonyResponse = $this->kernel->handle($symfonyRequest);
@@ -78,7 +85,10 @@ final class KernelHandler implements RequestHandlerInterface
         } catch (\Throwable $error) {
             ErrorReporter::report($error, 'A reset after a Symfony request failed');
         } finally {
-            $lock?->release();
+            if ($lock !== null) {
+                RequestScope::leave();
+                $lock->release();
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Frameworks\OneRequestAtATime;
+use Bobbin\Frameworks\RequestScope;
 use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\Message\Response;
 use Bobbin\Http\Message\ServerRequest;
@@ -123,6 +124,22 @@ final class OneRequestAtATimeTest extends AsyncTestCase
         }
 
         self::assertSame(['handle /throw', 'reset', 'handle /next', 'reset'], $log);
+    }
+
+    public function testTheRequestsCancellationIsInTheRequestScopeOnlyWhileItIsInside(): void
+    {
+        $source = new CancellationSource();
+        $seen = null;
+        $gate = new OneRequestAtATime(new ClosureHandler(static function () use (&$seen): ResponseInterface {
+            $seen = RequestScope::cancellation();
+
+            return new Response(200);
+        }));
+
+        $gate->handle(ServerRequest::create('GET', '/')->withAttribute(RequestCancellation::ATTRIBUTE, $source->token()));
+
+        self::assertSame($source->token(), $seen);
+        self::assertNull(RequestScope::cancellation());
     }
 
     public function testAFailingResetIsReportedAfterTheOthersRanAndTheGateOpensAgain(): void
