@@ -27,6 +27,7 @@ use Bobbin\Frameworks\Concurrency;
 use Bobbin\Frameworks\OneRequestAtATime;
 use Bobbin\Frameworks\StaticProperties;
 use Bobbin\Http\RequestCancellation;
+use Bobbin\Postgres\Exception\UniqueViolationException;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Server\RequestHandlerInterface;
@@ -95,6 +96,40 @@ $app->get('/state', static function (ServerRequestInterface $request, ResponseIn
         'config' => null,
         'static' => Probe::$value,
         'session' => null,
+    ]);
+});
+
+// The features the example's own tests exercise (tests/Integration/Frameworks/ExampleAppFeaturesTestCase).
+$app->get('/items/{id:[0-9]+}', static function (ServerRequestInterface $request, ResponseInterface $response, array $args) use ($json): ResponseInterface {
+    $item = Database::pool()->queryOne('SELECT id, name FROM fw_items WHERE id = $1', [(int) $args['id']], RequestCancellation::of($request));
+
+    return $item === null ? $json($response->withStatus(404), ['error' => 'not found']) : $json($response, $item);
+});
+
+$app->post('/items', static function (ServerRequestInterface $request, ResponseInterface $response) use ($json): ResponseInterface {
+    $body = (array) $request->getParsedBody();
+    $name = \trim((string) ($body['name'] ?? ''));
+    if ($name === '' || \mb_strlen($name) > 40) {
+        return $json($response->withStatus(422), ['errors' => ['name' => 'required, at most 40 characters']]);
+    }
+    try {
+        $id = Database::pool()->queryValue('INSERT INTO fw_items (name) VALUES ($1) RETURNING id', [$name], RequestCancellation::of($request));
+    } catch (UniqueViolationException) {
+        return $json($response->withStatus(409), ['error' => 'name taken']);
+    }
+
+    return $json($response->withStatus(201), ['id' => $id, 'name' => $name]);
+});
+
+$app->post('/upload', static function (ServerRequestInterface $request, ResponseInterface $response) use ($json): ResponseInterface {
+    $file = $request->getUploadedFiles()['document'] ?? null;
+    $body = (array) $request->getParsedBody();
+
+    return $json($response, [
+        'field' => $body['field'] ?? null,
+        'name' => $file?->getClientFilename(),
+        'size' => $file?->getSize(),
+        'sha1' => $file === null ? null : \sha1((string) $file->getStream()),
     ]);
 });
 

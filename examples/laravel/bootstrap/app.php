@@ -10,7 +10,7 @@ return Application::configure(basePath: dirname(__DIR__))
         health: '/up',
     )
     ->withMiddleware(function (Middleware $middleware): void {
-        $middleware->validateCsrfTokens(except: ['pollute']);
+        $middleware->validateCsrfTokens(except: ['pollute', 'items', 'upload']);
     })
     ->withExceptions(function (Exceptions $exceptions): void {
         //

@@ -5,13 +5,14 @@
  * globals — request(), Route::current(), Auth, the session, config(), cookies — after it waited.
  */
 
-use App\Database;
 use App\Probe;
 use Bobbin\Async\Async;
 use Illuminate\Auth\GenericUser;
+use Illuminate\Database\UniqueConstraintViolationException;
 use Illuminate\Http\Request;
 use Illuminate\Support\Facades\Auth;
 use Illuminate\Support\Facades\Cookie;
+use Illuminate\Support\Facades\DB;
 use Illuminate\Support\Facades\Route;
 
 $logIn = static function (Request $request): void {
@@ -30,7 +31,7 @@ Route::get('/probe/{id}', static function (Request $request, string $id) use ($l
     // Bobbin's cancellation of this request (null under PHP-FPM).
     $cancellation = $request->attributes->get('bobbin.cancellation');
     if ($request->query('wait', 'timer') === 'db') {
-        Database::pool()->query('SELECT pg_sleep($1)', [$seconds], $cancellation);
+        DB::select('SELECT pg_sleep(?)', [$seconds]); // Laravel's connection on Bobbin's pool
     } else {
         Async::delay($seconds, $cancellation);
     }
@@ -65,4 +66,39 @@ Route::get('/state', static fn () => response()->json([
 
 Route::get('/fail', static function () {
     throw new RuntimeException('secret detail: /etc/passwd');
+});
+
+// The features the example's own tests exercise (tests/Integration/Frameworks/ExampleAppFeaturesTestCase).
+Route::get('/items/{id}', static function (string $id) {
+    $item = DB::table('fw_items')->where('id', (int) $id)->first();
+
+    return $item === null ? response()->json(['error' => 'not found'], 404) : response()->json($item);
+});
+
+Route::post('/items', static function (Request $request) {
+    $data = $request->validate(['name' => 'required|string|max:40']);
+    try {
+        $id = DB::transaction(static fn () => DB::table('fw_items')->insertGetId(['name' => $data['name']]));
+    } catch (UniqueConstraintViolationException) {
+        return response()->json(['error' => 'name taken'], 409);
+    }
+
+    return response()->json(['id' => $id, 'name' => $data['name']], 201);
+});
+
+Route::post('/upload', static function (Request $request) {
+    $file = $request->file('document');
+
+    return response()->json([
+        'field' => $request->input('field'),
+        'name' => $file?->getClientOriginalName(),
+        'size' => $file?->getSize(),
+        'sha1' => $file === null ? null : sha1_file($file->getRealPath()),
+    ]);
+});
+
+Route::get('/visits', static function () {
+    session()->put('visits', session('visits', 0) + 1);
+
+    return response()->json(['visits' => session('visits')]);
 });

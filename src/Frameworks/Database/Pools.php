@@ -31,14 +31,16 @@ final class Pools
 
     /**
      * A libpq connection string from the parameters frameworks use (host, port, dbname, user,
-     * password), or their url as it is.
+     * password), or their dsn or url as it is (a libpq key=value string or a postgresql:// URL).
      *
      * @param array<string, mixed> $params
      */
     public static function connectionString(array $params): string
     {
-        if (isset($params['url']) && \is_string($params['url']) && $params['url'] !== '') {
-            return $params['url'];
+        foreach (['dsn', 'url'] as $key) {
+            if (isset($params[$key]) && \is_string($params[$key]) && $params[$key] !== '') {
+                return $params[$key];
+            }
         }
         $parts = [];
         foreach (['host' => 'host', 'port' => 'port', 'dbname' => 'dbname', 'database' => 'dbname', 'user' => 'user', 'username' => 'user', 'password' => 'password', 'sslmode' => 'sslmode', 'application_name' => 'application_name'] as $key => $name) {

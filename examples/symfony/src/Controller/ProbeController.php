@@ -4,10 +4,10 @@ declare(strict_types=1);
 
 namespace App\Controller;
 
-use App\Database;
 use App\Notes;
 use App\Probe;
 use Bobbin\Async\Async;
+use Doctrine\DBAL\Connection;
 use Symfony\Component\HttpFoundation\JsonResponse;
 use Symfony\Component\HttpFoundation\Request;
 use Symfony\Component\HttpFoundation\RequestStack;
@@ -27,6 +27,7 @@ final class ProbeController
         private readonly RequestStack $requests,
         private readonly TokenStorageInterface $tokens,
         private readonly Notes $notes,
+        private readonly Connection $database,
     ) {
     }
 
@@ -45,7 +46,7 @@ final class ProbeController
         // Bobbin's cancellation of this request (null under PHP-FPM).
         $cancellation = $request->attributes->get('bobbin.cancellation');
         if ($request->query->get('wait', 'timer') === 'db') {
-            Database::pool()->query('SELECT pg_sleep($1)', [$seconds], $cancellation);
+            $this->database->fetchOne('SELECT pg_sleep(?)', [$seconds]); // DBAL on Bobbin's pool
         } else {
             Async::delay($seconds, $cancellation);
         }
