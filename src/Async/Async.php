@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Async;
 
 use Bobbin\Async\Internal\FutureState;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\BobbinDriver;
+use Bobbin\Async\Loop\SelectPoller;
 use Closure;
 use Revolt\EventLoop;
 use Throwable;
@@ -47,8 +48,9 @@ final class Async
     /**
      * Waits for $stream to turn readable by blocking the whole process, but only where that
      * holds up nobody: Bobbin's driver runs the loop and has nothing else to do
-     * (SelectDriver::isIdle(): no other stream, no referenced timer, nothing queued). Returns
-     * false at once otherwise, and on an interrupted wait: then wait the usual way.
+     * (BobbinDriver::isIdle(): no other stream, no referenced timer, nothing queued). Returns
+     * false at once otherwise, on an interrupted wait, and for a descriptor numbered 1,024 or
+     * above (stream_select() cannot sleep on it): then wait the usual way.
      *
      * For a plain script or a PHP-FPM request waiting for one answer: it sleeps right away, as
      * a blocking client would, instead of going through a loop turn first. On a shared vCPU the
@@ -61,7 +63,7 @@ final class Async
     public static function awaitReadableIfIdle(mixed $stream): bool
     {
         $driver = EventLoop::getDriver();
-        if (!$driver instanceof SelectDriver || !$driver->isIdle()) {
+        if (!$driver instanceof BobbinDriver || !$driver->isIdle()) {
             return false;
         }
         $read = [$stream];
@@ -83,14 +85,18 @@ final class Async
 
     /**
      * The most descriptors the current loop driver can watch, or null when only the process's
-     * open-files limit bounds it. select()-based drivers (Bobbin's SelectDriver, Revolt's
-     * StreamSelectDriver) cannot watch a descriptor numbered 1,024 or above (FD_SETSIZE).
+     * open-files limit bounds it. select()-based drivers (Bobbin's on its SelectPoller, Revolt's
+     * StreamSelectDriver) cannot watch a descriptor numbered 1,024 or above (FD_SETSIZE);
+     * Bobbin's on epoll has no such limit.
      */
     public static function descriptorCeiling(): ?int
     {
         $driver = EventLoop::getDriver();
-        if ($driver instanceof SelectDriver || $driver instanceof EventLoop\Driver\StreamSelectDriver) {
-            return SelectDriver::SELECTABLE_DESCRIPTORS;
+        if ($driver instanceof BobbinDriver) {
+            return $driver->descriptorCeiling();
+        }
+        if ($driver instanceof EventLoop\Driver\StreamSelectDriver) {
+            return SelectPoller::SELECTABLE_DESCRIPTORS;
         }
 
         return null;
@@ -124,6 +130,10 @@ final class Async
      */
     public static function isReadableNow(mixed $stream): bool
     {
+        $driver = EventLoop::getDriver();
+        if ($driver instanceof BobbinDriver) {
+            return $driver->isReadableNow($stream); // on epoll: past descriptor 1024 too
+        }
         $read = [$stream];
         $write = $except = null;
 
@@ -167,6 +177,15 @@ final class Async
     public static function currentFiber(): ?\Fiber
     {
         return \Fiber::getCurrent();
+    }
+
+    /**
+     * Keeps $state per fiber from now on: saved when a fiber starts to wait, restored when it
+     * continues (FiberLocalState). For state PHP or a library keeps per process.
+     */
+    public static function keepPerFiber(FiberLocalState $state): void
+    {
+        Internal\FiberLocalStates::$states[] = $state;
     }
 
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Async;
 
+use Bobbin\Async\Internal\FiberLocalStates;
+
 use Revolt\EventLoop;
 use Revolt\EventLoop\Suspension;
 
@@ -52,14 +54,14 @@ final class KeyedWaiters
             // The crowd's path: nothing to subscribe, no suspension object.
             $this->waiting[$key] = $fiber;
 
-            return \Fiber::suspend();
+            return FiberLocalStates::$states === [] ? \Fiber::suspend() : self::suspendKeepingState();
         }
         $cancellation?->throwIfRequested();
         $suspension = $fiber === null ? EventLoop::getSuspension() : null;
         $waiter = $this->waiting[$key] = $suspension ?? $fiber;
         \assert($waiter !== null);
         if ($cancellation === null) {
-            return $suspension === null ? \Fiber::suspend() : $suspension->suspend();
+            return $suspension === null ? self::suspendKeepingState() : $suspension->suspend();
         }
         $cancellationId = $cancellation->subscribe(function (CancelledException $e) use ($key, $waiter): void {
             if (($this->waiting[$key] ?? null) === $waiter) {
@@ -68,10 +70,29 @@ final class KeyedWaiters
             }
         });
         try {
-            return $suspension === null ? \Fiber::suspend() : $suspension->suspend();
+            return $suspension === null ? self::suspendKeepingState() : $suspension->suspend();
         } finally {
             $cancellation->unsubscribe($cancellationId);
         }
+    }
+
+    /** \Fiber::suspend() with the FiberLocalStates saved around it (as FiberSuspension does). */
+    private static function suspendKeepingState(): mixed
+    {
+        if (FiberLocalStates::$states === []) {
+            return \Fiber::suspend();
+        }
+        $saved = FiberLocalStates::leave();
+        try {
+            $value = \Fiber::suspend();
+        } catch (\Throwable $error) {
+            FiberLocalStates::enter($saved);
+
+            throw $error;
+        }
+        FiberLocalStates::enter($saved);
+
+        return $value;
     }
 
     /**

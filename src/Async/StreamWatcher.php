@@ -6,13 +6,13 @@ namespace Bobbin\Async;
 
 use Bobbin\Async\Internal\StreamWaiters;
 use Bobbin\Async\Loop\FiberSuspension;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\BobbinDriver;
 use Revolt\EventLoop;
 
 /**
  * Readiness waits on one long-lived stream (a client connection, a database socket).
  *
- * Under Bobbin's SelectDriver a wait registers the fiber with the driver itself, so readiness
+ * Under Bobbin's driver (BobbinDriver) a wait registers the fiber with the driver itself, so readiness
  * resumes it straight from the poll. Under any other Revolt driver the loop watchers are created
  * once and only enabled while a fiber waits, which is much cheaper than a watcher per wait. One
  * reader and one writer may wait at a time (a connection has one fiber reading and at most one
@@ -22,7 +22,7 @@ final class StreamWatcher
 {
     private readonly StreamWaiters $waiters;
     /** Set when the loop is Bobbin's driver: waits go to it directly. */
-    private readonly ?SelectDriver $driver;
+    private readonly ?BobbinDriver $driver;
     private readonly int $fd;
     private readonly string $readId;
     private readonly string $writeId;
@@ -41,7 +41,7 @@ final class StreamWatcher
         $waiters = $this->waiters = new StreamWaiters();
         $this->fd = (int) $stream;
         $driver = EventLoop::getDriver();
-        if ($driver instanceof SelectDriver) {
+        if ($driver instanceof BobbinDriver) {
             $this->driver = $driver;
             $this->readId = $this->writeId = '';
 
@@ -99,7 +99,7 @@ final class StreamWatcher
     }
 
     /**
-     * True when the loop is Bobbin's driver and has nothing else to do (SelectDriver::isIdle()):
+     * True when the loop is Bobbin's driver and has nothing else to do (BobbinDriver::isIdle()):
      * a blocking wait on this stream would then hold up nobody.
      */
     public function loopIsIdle(): bool
@@ -127,7 +127,7 @@ final class StreamWatcher
     }
 
     /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
-    private function awaitDirectly(SelectDriver $driver, bool $read): void
+    private function awaitDirectly(BobbinDriver $driver, bool $read): void
     {
         $suspension = $this->suspension;
         if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {

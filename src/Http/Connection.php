@@ -10,16 +10,10 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
-use Bobbin\Http\Classic\ClassicResponse;
-use Bobbin\Http\Classic\HeaderCapture;
-use Bobbin\Http\Classic\OutputCapture;
 use Bobbin\Http\Form\FormData;
 use Bobbin\Http\Form\MalformedBodyException;
-use Bobbin\Http\Form\MultipartParser;
-use Bobbin\Http\Message\ServerRequest;
 use Closure;
 use Psr\Http\Message\ResponseInterface;
-use Psr\Http\Message\StreamInterface;
 use Throwable;
 
 /**
@@ -66,6 +60,8 @@ final class Connection
     private ?string $hangUpWatch = null;
     /** @var Closure(): void */
     private readonly Closure $watchForHangUp;
+    /** @var Closure(string): void writeOrFail(), made once */
+    private readonly Closure $writeOrFail;
     /**
      * The connection's fiber, for a crash report (endAbruptly()).
      *
@@ -93,6 +89,7 @@ final class Connection
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $now;
         $this->watchForHangUp = $this->watchForHangUp(...);
+        $this->writeOrFail = $this->writeOrFail(...);
     }
 
     public function isClosed(): bool
@@ -283,7 +280,15 @@ final class Connection
             $this->head = $head;
             $this->cancellation = $cancellation = new CancellationSource($this->watchForHangUp);
             try {
-                $request = $this->buildRequest($head, $body, $now, $cancellation);
+                [$request, $this->form] = $context->requestBuilder->build(
+                    $head,
+                    $body,
+                    $now,
+                    $cancellation,
+                    $this->serverParams,
+                    $this->defaultAuthority,
+                    $this->behindTrustedProxy,
+                );
             } catch (\InvalidArgumentException | MalformedBodyException $error) {
                 if ($config->accessLog) {
                     $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->serverParams['REMOTE_ADDR'], 'reason' => $error->getMessage()]);
@@ -295,7 +300,7 @@ final class Connection
                 return;
             }
             $failure = null;
-            $output = OutputCapture::begin();
+            $output = $context->classic->begin();
             try {
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
@@ -307,7 +312,7 @@ final class Connection
                 }
                 $response = null;
             }
-            $response = $this->withClassicOutput($response, OutputCapture::end($output), $head);
+            $response = $context->classic->finish($response, $output, $head->method, $head->target);
             $this->cancellation = null;
             if ($this->form !== null) {
                 $this->form->removeTemporaryFiles();
@@ -373,95 +378,6 @@ final class Connection
     }
 
     /**
-     * The application's view of the request. Nothing is parsed or copied here: the request keeps
-     * the parser's parts and builds URI, query, cookies and body stream when first asked.
-     *
-     * A multipart form is decoded here, its files written to temporary files that go when the
-     * request is done; a URL-encoded form is decoded by the request when first asked.
-     *
-     * @throws \InvalidArgumentException for a target or Host that is no valid URI
-     * @throws MalformedBodyException for a multipart body that does not follow its format
-     */
-    private function buildRequest(RequestHead $head, string $body, float $now, CancellationSource $cancellation): ServerRequest
-    {
-        $params = $this->serverParams;
-        $params['REQUEST_METHOD'] = $head->method;
-        $params['REQUEST_URI'] = $head->target;
-        $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
-        $params['REQUEST_TIME'] = (int) $now;
-        $params['REQUEST_TIME_FLOAT'] = $now;
-        $scheme = 'http';
-        if ($this->behindTrustedProxy) {
-            [$params['REMOTE_ADDR'], $scheme] = $this->forwardedClient($head, (string) $params['REMOTE_ADDR']);
-        }
-        $form = null;
-        if ($head->method === 'POST' && $head->contentType !== null && ($boundary = MultipartParser::boundaryOf($head->contentType)) !== null) {
-            $form = $this->form = $this->context->formDecoder->decodeMultipart($body, $boundary);
-        }
-
-        return ServerRequest::fromParsed(
-            method: $head->method,
-            target: $head->target,
-            protocolVersion: $head->protocolVersion,
-            headers: $head->headers,
-            host: $head->host,
-            defaultAuthority: $this->defaultAuthority,
-            body: $body,
-            serverParams: $params,
-            cookie: $head->cookie,
-            attributes: [RequestCancellation::ATTRIBUTE => $cancellation],
-            scheme: $scheme,
-            contentType: $head->contentType,
-            parsedBody: $form?->fields,
-            uploadedFiles: $form === null ? [] : $form->files,
-        );
-    }
-
-    /**
-     * The client and scheme a trusted proxy forwards (X-Forwarded-For, X-Forwarded-Proto).
-     *
-     * @return array{string, string} the client's address and "http" or "https"
-     */
-    private function forwardedClient(RequestHead $head, string $peer): array
-    {
-        $forwardedFor = $proto = null;
-        foreach ($head->headers as $name => $values) {
-            $lower = \strtolower($name);
-            if ($lower === 'x-forwarded-for') {
-                $forwardedFor = \implode(',', $values);
-            } elseif ($lower === 'x-forwarded-proto') {
-                $proto = $values;
-            }
-        }
-        $client = $forwardedFor === null ? $peer : $this->context->trustedProxies->clientAddress($peer, $forwardedFor);
-        // The value the nearest proxy added is the last one.
-        $last = $proto === null ? '' : \strtolower(\trim((string) \strrchr(',' . \implode(',', $proto), ','), ", \t"));
-
-        return [$client, $last === 'https' ? 'https' : 'http'];
-    }
-
-    /**
-     * What the request's code sent through PHP's own functions (echo, header(), setcookie()),
-     * as PHP-FPM would have sent it beside the response (ClassicResponse::merge()); with
-     * --stray-output=log, echoed output is logged and dropped instead.
-     */
-    private function withClassicOutput(?ResponseInterface $response, string $echoed, RequestHead $head): ?ResponseInterface
-    {
-        $headerLines = HeaderCapture::take();
-        if ($response === null || ($echoed === '' && $headerLines === [])) {
-            return $response;
-        }
-        if ($echoed !== '' && $this->context->config->strayOutput === 'log') {
-            $this->context->logger->warning('{method} {target} wrote {bytes} byte(s) of output, dropped (--stray-output=log): {start}', [
-                'method' => $head->method, 'target' => $head->target, 'bytes' => \strlen($echoed), 'start' => \substr($echoed, 0, 200),
-            ]);
-            $echoed = '';
-        }
-
-        return ClassicResponse::merge($response, $headerLines, $echoed);
-    }
-
-    /**
      * Starts watching for the client hanging up, once something waits on the request's
      * cancellation: a request whose handler waits for nothing costs no watch.
      */
@@ -514,7 +430,7 @@ final class Connection
         $this->windowBytes = 0;
         $this->deadline = $this->phaseSince + $context->config->writeTimeout;
         try {
-            return [$status, true, $this->writeFramed($framed)];
+            return [$status, true, $context->bodyWriter->write($framed, $this->writeOrFail)];
         } catch (WriteFailedException) {
             return [$status, false, false];
         } catch (Throwable $error) {
@@ -528,78 +444,6 @@ final class Connection
 
             return [$status, false, false];
         }
-    }
-
-    /**
-     * @return bool whether the connection may serve another request
-     * @throws WriteFailedException when the client is gone or stopped reading
-     */
-    private function writeFramed(FramedResponse $framed): bool
-    {
-        $keepAlive = $framed->keepAlive;
-        if ($framed->framing === BodyFraming::None || ($framed->framing === BodyFraming::ContentLength && $framed->length === 0)) {
-            $this->writeOrFail($framed->head);
-
-            return $keepAlive;
-        }
-        if ($framed->inlineBody !== null) {
-            $this->writeOrFail($framed->head . $framed->inlineBody);
-
-            return $keepAlive;
-        }
-        $stream = $framed->body;
-        \assert($stream !== null);
-        $size = $framed->framing === BodyFraming::ContentLength ? $framed->length : null;
-        if ($size !== null && $size <= ResponseFramer::INLINE_BODY_BYTES && $stream->isSeekable()) {
-            $contents = (string) $stream;
-            if (\strlen($contents) === $size) {
-                $this->writeOrFail($framed->head . $contents);
-
-                return $keepAlive;
-            }
-            $stream->rewind();
-        }
-
-        return $this->streamBody($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked) && $keepAlive;
-    }
-
-    /**
-     * Copies a large or unknown-size body a piece at a time, each piece written before the next
-     * is read, so a slow client never makes the server hold the whole body.
-     *
-     * @return bool false when the body did not match its declared length (the connection must close)
-     * @throws WriteFailedException
-     */
-    private function streamBody(string $pending, StreamInterface $stream, ?int $size, bool $chunked): bool
-    {
-        if ($stream->isSeekable()) {
-            $stream->rewind();
-        }
-        $remaining = $size ?? \PHP_INT_MAX;
-        while ($remaining > 0 && !$stream->eof()) {
-            $piece = $stream->read(\min(self::READ_BYTES, $remaining));
-            if ($piece === '') {
-                break; // A stream with nothing to give is done; looping on it would spin.
-            }
-            $remaining -= \strlen($piece);
-            $this->writeOrFail($pending . ($chunked ? \dechex(\strlen($piece)) . "\r\n" . $piece . "\r\n" : $piece));
-            $pending = '';
-        }
-        if ($chunked) {
-            $this->writeOrFail($pending . "0\r\n\r\n");
-
-            return true;
-        }
-        if ($pending !== '') {
-            $this->writeOrFail($pending);
-        }
-        if ($size !== null && $remaining > 0) {
-            $this->context->logger->error('A response body was shorter than its size; closing the connection');
-
-            return false;
-        }
-
-        return true;
     }
 
     /** @throws WriteFailedException */

@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Async\Async;
+use Psr\Log\LoggerInterface;
+
 /**
  * The number of connections one server can hold, settled once at start from what actually
  * bounds it: --max-connections (0: no bound of its own), the process's open-files limit
@@ -60,6 +63,31 @@ final readonly class ConnectionLimit
             $openDescriptors,
             $reserve,
         ));
+    }
+
+    /**
+     * The limit in force for a server starting now: the soft open-files limit raised to the hard
+     * one first, then settle() with this process's figures; a limit lower than --max-connections
+     * asked for is said (a notice), one lower than the default an info line.
+     */
+    public static function inForce(int $configured, LoggerInterface $logger): int
+    {
+        $raised = self::raiseOpenFilesLimit();
+        if ($raised !== null) {
+            $logger->info('Raised the open-files limit (ulimit -n) from {from} to {to}', ['from' => $raised[0], 'to' => $raised[1]]);
+        }
+        $limit = self::settle($configured, self::openFilesLimit(), Async::descriptorCeiling(), self::openDescriptors());
+        if ($limit->lowered !== '') {
+            if ($configured > 0) {
+                $logger->notice('--max-connections lowered from {max} to {allowed}: {why}', [
+                    'max' => $configured, 'allowed' => $limit->connections, 'why' => $limit->lowered,
+                ]);
+            } else {
+                $logger->info('Holding up to {allowed} connections: {why}', ['allowed' => $limit->connections, 'why' => $limit->lowered]);
+            }
+        }
+
+        return $limit->connections;
     }
 
     /**

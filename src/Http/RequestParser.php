@@ -28,24 +28,12 @@ final class RequestParser
      * preg_match_all() stops at the first line that is not one.
      */
     private const FIELD_LINE = '/\G([!#$%&\'*+\-.^_`|~0-9A-Za-z]++):[ \t]*+([^\x00-\x08\x0a-\x1f\x7f]*+)(?:\r\n|$)/D';
-    /** Control characters forbidden in chunk extensions (HTAB is allowed). */
-    private const CTL = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
-    private const HEX = '0123456789abcdefABCDEF';
-    private const MAX_CHUNK_LINE = 4096;
-
-    private const CHUNK_SIZE = 0;
-    private const CHUNK_DATA = 1;
-    private const CHUNK_DATA_END = 2;
-    private const CHUNK_TRAILER = 3;
 
     /** Received bytes not yet consumed by a head or body. */
     public string $buffer = '';
 
-    private int $chunkState = self::CHUNK_SIZE;
-    private int $chunkRemaining = 0;
-    private string $body = '';
-    private int $trailerBytes = 0;
-    private int $trailerCount = 0;
+    /** Decodes chunked bodies, one at a time. */
+    private readonly ChunkedBodyDecoder $chunked;
     /** How much of an incomplete head was already checked, so slow senders cost linear time. */
     private int $headScanned = 0;
     /** The last Host value that passed the check (most connections send one and the same). */
@@ -57,6 +45,7 @@ final class RequestParser
         private readonly int $maxHeaderCount = 100,
         private readonly int $maxBodyBytes = 10485760,
     ) {
+        $this->chunked = new ChunkedBodyDecoder($maxBodyBytes, $maxHeaderBytes, $maxHeaderCount);
     }
 
     public static function fromConfig(ServerConfig $config): self
@@ -124,7 +113,7 @@ final class RequestParser
             return $body;
         }
 
-        return $this->decodeChunked();
+        return $this->chunked->decode($this->buffer);
     }
 
     /** @throws ProtocolException */
@@ -315,9 +304,7 @@ final class RequestParser
                 throw new ProtocolException(501, 'Unsupported transfer coding');
             }
             $chunked = true;
-            $this->chunkState = self::CHUNK_SIZE;
-            $this->body = '';
-            $this->trailerBytes = $this->trailerCount = 0;
+            $this->chunked->reset();
         } elseif ($contentLengths !== []) {
             // The usual single plain number is read here; lists, repeats and huge values are
             // parseContentLength()'s.
@@ -391,10 +378,13 @@ final class RequestParser
     }
 
     /**
+     * One field line (name, value), or what is wrong with it.
+     *
+     * @internal also used by ChunkedBodyDecoder for trailer fields
      * @return array{string, string}
      * @throws ProtocolException
      */
-    private static function parseField(string $line): array
+    public static function parseField(string $line): array
     {
         $colon = \strpos($line, ':');
         // Also rejects obs-fold (a line starting with whitespace) and whitespace before the colon.
@@ -436,120 +426,5 @@ final class RequestParser
         }
 
         return (int) $length;
-    }
-
-    /** @throws ProtocolException */
-    private function decodeChunked(): ?string
-    {
-        while (true) {
-            switch ($this->chunkState) {
-                case self::CHUNK_SIZE:
-                    $line = $this->takeLine(self::MAX_CHUNK_LINE, 400);
-                    if ($line === null) {
-                        return null;
-                    }
-                    $semicolon = \strpos($line, ';');
-                    // Whitespace is allowed only before an extension's ";" (BWS), never after the size alone.
-                    $size = $semicolon === false ? $line : \rtrim(\substr($line, 0, $semicolon), " \t");
-                    if ($size === '' || \strspn($size, self::HEX) !== \strlen($size)) {
-                        throw new ProtocolException(400, 'Malformed chunk size');
-                    }
-                    $size = \ltrim($size, '0');
-                    if (\strlen($size) > 15) {
-                        throw new ProtocolException(400, 'Chunk size overflows');
-                    }
-                    if ($semicolon !== false && \strcspn($line, self::CTL, $semicolon) !== \strlen($line) - $semicolon) {
-                        throw new ProtocolException(400, 'Control character in a chunk extension');
-                    }
-                    $size = $size === '' ? 0 : (int) \hexdec($size);
-                    if ($size === 0) {
-                        $this->chunkState = self::CHUNK_TRAILER;
-                        break;
-                    }
-                    if (\strlen($this->body) + $size > $this->maxBodyBytes) {
-                        throw new ProtocolException(413, 'Request body too large');
-                    }
-                    $this->chunkRemaining = $size;
-                    $this->chunkState = self::CHUNK_DATA;
-                    break;
-                case self::CHUNK_DATA:
-                    $available = \strlen($this->buffer);
-                    if ($available === 0) {
-                        return null;
-                    }
-                    if ($available <= $this->chunkRemaining) {
-                        $this->body .= $this->buffer;
-                        $this->buffer = '';
-                        $this->chunkRemaining -= $available;
-                    } else {
-                        $this->body .= \substr($this->buffer, 0, $this->chunkRemaining);
-                        $this->buffer = \substr($this->buffer, $this->chunkRemaining);
-                        $this->chunkRemaining = 0;
-                    }
-                    if ($this->chunkRemaining > 0) {
-                        return null;
-                    }
-                    $this->chunkState = self::CHUNK_DATA_END;
-                    break;
-                case self::CHUNK_DATA_END:
-                    if (\strlen($this->buffer) < 2) {
-                        if ($this->buffer !== '' && $this->buffer !== "\r") {
-                            throw new ProtocolException(400, 'Chunk data not followed by CRLF');
-                        }
-
-                        return null;
-                    }
-                    if ($this->buffer[0] !== "\r" || $this->buffer[1] !== "\n") {
-                        throw new ProtocolException(400, 'Chunk data not followed by CRLF');
-                    }
-                    $this->buffer = (string) \substr($this->buffer, 2);
-                    $this->chunkState = self::CHUNK_SIZE;
-                    break;
-                default:
-                    $line = $this->takeLine($this->maxHeaderBytes - $this->trailerBytes, 431);
-                    if ($line === null) {
-                        return null;
-                    }
-                    if ($line === '') {
-                        $body = $this->body;
-                        $this->body = '';
-                        $this->chunkState = self::CHUNK_SIZE;
-
-                        return $body;
-                    }
-                    self::parseField($line);
-                    $this->trailerBytes += \strlen($line) + 2;
-                    if (++$this->trailerCount > $this->maxHeaderCount) {
-                        throw new ProtocolException(431, 'Too many trailer fields');
-                    }
-            }
-        }
-    }
-
-    /**
-     * Takes one CRLF-terminated line off the buffer, or returns null if it has not arrived.
-     *
-     * @throws ProtocolException
-     */
-    private function takeLine(int $maxLength, int $tooLongStatus): ?string
-    {
-        $end = \strpos($this->buffer, "\n");
-        if ($end === false) {
-            if (\strlen($this->buffer) > $maxLength) {
-                throw new ProtocolException($tooLongStatus, 'Line too long');
-            }
-
-            return null;
-        }
-        if ($end === 0 || $this->buffer[$end - 1] !== "\r") {
-            throw new ProtocolException(400, 'Bare LF');
-        }
-        if ($end - 1 > $maxLength) {
-            throw new ProtocolException($tooLongStatus, 'Line too long');
-        }
-        $line = \substr($this->buffer, 0, $end - 1);
-        $this->buffer = (string) \substr($this->buffer, $end + 1);
-
-        return $line;
     }
 }

@@ -35,12 +35,13 @@ final class Server
      * one of these is needed may be exactly when the process has none left.
      */
     private const PRELOAD = [
-        Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class,
+        Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class, ChunkedBodyDecoder::class,
         ProtocolException::class, WriteFailedException::class, InvalidResponseException::class, HttpDate::class,
         Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
         Message\UploadedFile::class, Message\ServerParams::class,
         Classic\ClassicResponse::class, Classic\CapturedOutput::class,
         ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class,
+        RequestBuilder::class, ResponseBodyWriter::class, Classic\ClassicCapture::class,
         Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
         Message\HeaderRules::class, Message\Uri::class,
         // nyholm's Uri, Stream and Response for applications that use them.
@@ -126,7 +127,7 @@ final class Server
         foreach ([...self::PRELOAD, ...Async::runtimeClasses()] as $class) {
             \class_exists($class); // enums are classes too: this loads every entry
         }
-        $this->connections->limit = $this->settleConnectionLimit();
+        $this->connections->limit = ConnectionLimit::inForce($this->config->maxConnections, $this->logger);
         Classic\OutputCapture::install();
         if (!Classic\HeaderCapture::enable()) {
             $this->logger->notice('FFI is not available: header() and setcookie() in application code are dropped, as PHP\'s CLI drops them');
@@ -446,37 +447,6 @@ final class Server
             Classic\OutputCapture::release();
         }
         $this->stopped->complete();
-    }
-
-    /**
-     * The connection limit in force: --max-connections, lowered (and said so) where the
-     * open-files limit or the loop driver could not hold that many plus a reserve, so the limit
-     * is met by not accepting rather than by failing. The soft open-files limit is raised to the
-     * hard one first.
-     */
-    private function settleConnectionLimit(): int
-    {
-        $raised = ConnectionLimit::raiseOpenFilesLimit();
-        if ($raised !== null) {
-            $this->logger->info('Raised the open-files limit (ulimit -n) from {from} to {to}', ['from' => $raised[0], 'to' => $raised[1]]);
-        }
-        $limit = ConnectionLimit::settle(
-            $this->config->maxConnections,
-            ConnectionLimit::openFilesLimit(),
-            Async::descriptorCeiling(),
-            ConnectionLimit::openDescriptors(),
-        );
-        if ($limit->lowered !== '') {
-            if ($this->config->maxConnections > 0) {
-                $this->logger->notice('--max-connections lowered from {max} to {allowed}: {why}', [
-                    'max' => $this->config->maxConnections, 'allowed' => $limit->connections, 'why' => $limit->lowered,
-                ]);
-            } else {
-                $this->logger->info('Holding up to {allowed} connections: {why}', ['allowed' => $limit->connections, 'why' => $limit->lowered]);
-            }
-        }
-
-        return $limit->connections;
     }
 
     private static function removeStaleUnixSocket(string $path): void

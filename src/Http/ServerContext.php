@@ -20,7 +20,9 @@ final readonly class ServerContext
     public string $serverHeaderLine;
     public ResponseFramer $framer;
     public TrustedProxies $trustedProxies;
-    public FormDecoder $formDecoder;
+    public RequestBuilder $requestBuilder;
+    public ResponseBodyWriter $bodyWriter;
+    public Classic\ClassicCapture $classic;
     /**
      * The server parameters of the application file, as PHP-FPM has them for a front
      * controller: SCRIPT_FILENAME, SCRIPT_NAME, PHP_SELF, DOCUMENT_ROOT (none without one).
@@ -38,7 +40,9 @@ final readonly class ServerContext
         $this->serverHeaderLine = $config->serverHeader === '' ? '' : 'Server: ' . $config->serverHeader . "\r\n";
         $this->framer = new ResponseFramer($this->serverHeaderLine);
         $this->trustedProxies = TrustedProxies::fromList($config->trustedProxies);
-        $this->formDecoder = FormDecoder::fromIni();
+        $this->requestBuilder = new RequestBuilder(FormDecoder::fromIni(), $this->trustedProxies);
+        $this->bodyWriter = new ResponseBodyWriter($logger);
+        $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $script = $scriptFilename === '' ? false : \realpath($scriptFilename);
         $this->scriptParams = $script === false ? [] : [
             'SCRIPT_FILENAME' => $script,

@@ -73,6 +73,30 @@ final class TrustedProxies
     }
 
     /**
+     * The client and scheme a trusted peer forwards: X-Forwarded-For (clientAddress()) and
+     * X-Forwarded-Proto, whose last value is the one the nearest proxy added.
+     *
+     * @param array<string, list<string>> $headers the request's header fields as received
+     * @return array{string, string} the client's address and "http" or "https"
+     */
+    public function forwarded(array $headers, string $peer): array
+    {
+        $forwardedFor = $proto = null;
+        foreach ($headers as $name => $values) {
+            $lower = \strtolower($name);
+            if ($lower === 'x-forwarded-for') {
+                $forwardedFor = \implode(',', $values);
+            } elseif ($lower === 'x-forwarded-proto') {
+                $proto = \implode(',', $values);
+            }
+        }
+        $client = $forwardedFor === null ? $peer : $this->clientAddress($peer, $forwardedFor);
+        $last = $proto === null ? '' : \strtolower(\trim((string) \strrchr(',' . $proto, ','), ", \t"));
+
+        return [$client, $last === 'https' ? 'https' : 'http'];
+    }
+
+    /**
      * The client behind a trusted peer: X-Forwarded-For read from the right, each trusted proxy
      * skipped, the first address that is not one taken. A malformed entry stops the walk at the
      * last good address (what comes before it is unverifiable).

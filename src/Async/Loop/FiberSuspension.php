@@ -4,10 +4,12 @@ declare(strict_types=1);
 
 namespace Bobbin\Async\Loop;
 
+use Bobbin\Async\Internal\FiberLocalStates;
+
 use Revolt\EventLoop\Suspension;
 
 /**
- * The suspension of one fiber (or of {main}) under SelectDriver. Resuming never switches fibers
+ * The suspension of one fiber (or of {main}) under BobbinDriver. Resuming never switches fibers
  * at once: it queues the fiber for the loop, which resumes it directly, without the callback
  * fiber or a closure in between.
  *
@@ -28,7 +30,7 @@ final class FiberSuspension implements Suspension
     private ?\Fiber $suspendedFiber = null;
 
     /** @param \Fiber<mixed, mixed, mixed, mixed>|null $fiber */
-    public function __construct(private readonly SelectDriver $driver, ?\Fiber $fiber)
+    public function __construct(private readonly FiberScheduler $scheduler, ?\Fiber $fiber)
     {
         $this->fiberRef = $fiber === null ? null : \WeakReference::create($fiber);
     }
@@ -45,18 +47,31 @@ final class FiberSuspension implements Suspension
         $this->pending = true;
         if ($fiber !== null) {
             $this->suspendedFiber = $fiber;
+            $saved = FiberLocalStates::$states === [] ? null : FiberLocalStates::leave();
             try {
-                return \Fiber::suspend();
-            } catch (\FiberError $error) {
-                $this->pending = false;
+                $value = \Fiber::suspend();
+            } catch (\Throwable $error) {
+                if ($error instanceof \FiberError) {
+                    $this->pending = false;
+                }
+                // A fiber destroyed while it waits unwinds without a Throwable, and must not
+                // restore its state into whoever destroyed it: only here and below.
+                if ($saved !== null) {
+                    FiberLocalStates::enter($saved);
+                }
 
                 throw $error;
             } finally {
                 $this->suspendedFiber = null;
             }
+            if ($saved !== null) {
+                FiberLocalStates::enter($saved);
+            }
+
+            return $value;
         }
 
-        return $this->driver->runFromMain($this);
+        return $this->scheduler->runFromMain($this);
     }
 
     /**
@@ -77,9 +92,9 @@ final class FiberSuspension implements Suspension
         }
         $this->pending = false;
         if ($this->suspendedFiber !== null) {
-            $this->driver->scheduleResume($this->suspendedFiber, $value);
+            $this->scheduler->scheduleResume($this->suspendedFiber, $value);
         } elseif ($this->fiberRef === null) {
-            $this->driver->interruptWith(static fn () => $value);
+            $this->scheduler->interruptWith(static fn () => $value);
         }
     }
 
@@ -90,9 +105,9 @@ final class FiberSuspension implements Suspension
         }
         $this->pending = false;
         if ($this->suspendedFiber !== null) {
-            $this->driver->scheduleThrow($this->suspendedFiber, $throwable);
+            $this->scheduler->scheduleThrow($this->suspendedFiber, $throwable);
         } elseif ($this->fiberRef === null) {
-            $this->driver->interruptWith(static fn () => throw $throwable);
+            $this->scheduler->interruptWith(static fn () => throw $throwable);
         }
     }
 }

@@ -7,7 +7,7 @@ namespace Bobbin\Async\Loop;
 use Revolt\EventLoop\CallbackType;
 
 /**
- * One callback registered with SelectDriver: what it waits for and its current state.
+ * One callback registered with BobbinDriver: what it waits for and its current state.
  *
  * @internal
  */
@@ -26,13 +26,16 @@ final class Watch
     /** Insertion order in the TimerHeap, so timers due at the same time fire in order. */
     public int $heapSequence = 0;
 
-    /** @param resource|null $stream */
+    /**
+     * @param resource|null $stream
+     * @param int $key the stream's resource id ((int) $stream), -1 without a stream
+     */
     public function __construct(
         public readonly string $id,
         public readonly CallbackType $type,
         public readonly \Closure $closure,
         public readonly mixed $stream = null,
-        public readonly int $fd = -1,
+        public readonly int $key = -1,
         public readonly int $signal = 0,
         public readonly float $interval = 0.0,
     ) {

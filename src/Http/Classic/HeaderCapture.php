@@ -4,11 +4,16 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Classic;
 
+use Bobbin\Async\Async;
+
 /**
  * Lets header(), setcookie() and header_remove() work in the CLI as under PHP-FPM: PHP's CLI
  * SAPI drops every header, because its header handler says "do not keep it". With that handler
  * removed (one write into `sapi_module` through FFI, once per process) PHP keeps the headers in
  * its list, headers_list() reads them and the server takes them into the response.
+ *
+ * The list follows the fiber that set it (HeaderListPerFiber): concurrent requests each keep
+ * their own.
  *
  * Only the head of `sapi_module_struct` is declared: eleven pointers, then `header_handler`, as
  * in every PHP 8 (main/SAPI.h). Without FFI (ffi.enable=false) it stays off and says so.
@@ -41,6 +46,7 @@ final class HeaderCapture
             return self::$enabled = false;
         }
         \header_remove();
+        Async::keepPerFiber(new HeaderListPerFiber());
 
         return self::$enabled = true;
     }

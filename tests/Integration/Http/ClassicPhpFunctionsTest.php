@@ -81,4 +81,24 @@ final class ClassicPhpFunctionsTest extends TestCase
         self::assertSame(['works'], $response['headers']['x-after-echo'] ?? null);
         self::assertTheNextRequestIsUntouched();
     }
+
+    public function testARequestThatSetsHeadersAndEchoesThenWaitsKeepsThemFromTheRequestsThatRunMeanwhile(): void
+    {
+        $clients = [];
+        for ($i = 0; $i < 20; $i++) {
+            $clients[$i] = new RawClient((string) self::$server?->address);
+            $clients[$i]->send($i % 2 === 0 ? "GET /classic?what=header-then-wait HTTP/1.1\r\nHost: a\r\n\r\n" : "GET /slow?ms=30 HTTP/1.1\r\nHost: a\r\n\r\n");
+        }
+        foreach ($clients as $i => $client) {
+            $response = $client->readResponse();
+            self::assertNotNull($response);
+            if ($i % 2 === 1) {
+                self::assertSame('slow done', $response['body'], "request $i");
+                self::assertArrayNotHasKey('x-classic', $response['headers'], "request $i took another's header");
+            } else {
+                self::assertSame('mine waited', $response['body'], "request $i");
+                self::assertSame(['yes'], $response['headers']['x-classic'] ?? null, "request $i lost its header");
+            }
+        }
+    }
 }

@@ -156,7 +156,7 @@ final class RobustnessTest extends TestCase
 
     public function testMoreConnectionsThanSelectCanWatchAreCappedAtStart(): void
     {
-        $server = ServerProcess::start(['--max-connections=5000', '--workers=1'], fileLimit: 4096);
+        $server = ServerProcess::start(['--max-connections=5000', '--workers=1'], environment: ['BOBBIN_LOOP_DRIVER' => 'select'], fileLimit: 4096);
         try {
             $client = new RawClient($server->address);
             $client->send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");

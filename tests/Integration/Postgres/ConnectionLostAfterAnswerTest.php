@@ -99,9 +99,11 @@ final class ConnectionLostAfterAnswerTest extends TestCase
         $this->clients[] = $pool;
 
         self::assertSame(1, $pool->execute('DELETE FROM t WHERE n = $1', [1]));
-        self::assertSame(1, $pool->statistics()->discarded);
-        self::assertSame(0, $pool->statistics()->open);
+        // The server's close may reach the client with the answer or a moment later; either way
+        // the pool drops that session (at release, or at the next checkout) unseen.
         self::assertSame(1, $pool->execute('DELETE FROM t WHERE n = $1', [2]), 'the next statement gets a new session');
+        // The fake server ends every session after its answer: the second is dropped too, now or later.
+        self::assertGreaterThanOrEqual(1, $pool->statistics()->discarded);
     }
 
     /** @return iterable<string, array{FakeFault, int}> */

@@ -7,7 +7,7 @@ namespace Bobbin\Tests\Unit\Async;
 use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\BobbinDriver;
 use Bobbin\Async\TimeoutException;
 use Revolt\EventLoop;
 
@@ -141,7 +141,7 @@ final class StreamWaitTest extends AsyncTestCase
         $slept = Async::awaitReadableIfIdle($pipes[1]);
         $elapsed = \microtime(true) - $started;
 
-        if (!EventLoop::getDriver() instanceof SelectDriver) {
+        if (!EventLoop::getDriver() instanceof BobbinDriver) {
             self::assertFalse($slept, 'only Bobbin\'s driver can tell that it is idle');
             self::assertLessThan(0.05, $elapsed);
         } else {

@@ -7,7 +7,7 @@ namespace Bobbin\Tests\Unit\Async;
 use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\BobbinDriver;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
@@ -22,7 +22,7 @@ final class StreamWatcherTest extends AsyncTestCase
         $watcher = new StreamWatcher($server);
         $withWatcher = self::loopCallbacks();
         // Bobbin's driver takes the waits itself; on Revolt's, two callbacks serve every wait.
-        self::assertCount(\count($before) + (EventLoop::getDriver() instanceof SelectDriver ? 0 : 2), $withWatcher);
+        self::assertCount(\count($before) + (EventLoop::getDriver() instanceof BobbinDriver ? 0 : 2), $withWatcher);
 
         $waits = 0;
         $reader = Async::run(static function () use ($watcher, $server, &$waits): string {

@@ -4,14 +4,18 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Async\Loop;
 
+use Bobbin\Async\Loop\BobbinDriver;
 use Bobbin\Async\Loop\DriverChoice;
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\EpollPoller;
+use Bobbin\Async\Loop\EpollUnavailableException;
+use Bobbin\Async\Loop\SelectPoller;
 use PHPUnit\Framework\TestCase;
 use Revolt\EventLoop\Driver;
 
 /**
- * Which driver the environment asks for (BOBBIN_LOOP_DRIVER) and how SelectDriver's poll batching
- * is configured (BOBBIN_LOOP_BATCH_US, constructor). Only builds drivers, never runs them.
+ * Which driver and poller the environment asks for (BOBBIN_LOOP_DRIVER) and how the poll
+ * batching is configured (BOBBIN_LOOP_BATCH_US, constructor). Only builds drivers, never runs
+ * them. The automatic choice is epoll wherever it works (Linux, FFI allowed in the CLI).
  */
 final class DriverChoiceTest extends TestCase
 {
@@ -35,23 +39,45 @@ final class DriverChoiceTest extends TestCase
         }
     }
 
-    public function testWithoutTheVariableBobbinsDriverIsChosen(): void
+    public function testWithoutTheVariableBobbinsDriverPollsWithEpollWhereItWorks(): void
     {
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        self::assertPoller(self::automaticPoller(), DriverChoice::create());
     }
 
-    public function testAnEmptyVariableChoosesBobbinsDriver(): void
+    public function testAnEmptyVariableIsTheAutomaticChoice(): void
     {
         \putenv('BOBBIN_LOOP_DRIVER=');
 
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        self::assertPoller(self::automaticPoller(), DriverChoice::create());
     }
 
-    public function testBobbinChoosesBobbinsDriver(): void
+    public function testBobbinIsTheAutomaticChoiceKeptForCompatibility(): void
     {
         \putenv('BOBBIN_LOOP_DRIVER=bobbin');
 
-        self::assertInstanceOf(SelectDriver::class, DriverChoice::create());
+        self::assertPoller(self::automaticPoller(), DriverChoice::create());
+    }
+
+    public function testEpollAndSelectChooseBobbinsDriverOnThatPoller(): void
+    {
+        if (self::automaticPoller() === EpollPoller::class) {
+            \putenv('BOBBIN_LOOP_DRIVER=epoll');
+            self::assertPoller(EpollPoller::class, DriverChoice::create());
+        }
+
+        \putenv('BOBBIN_LOOP_DRIVER=select');
+        self::assertPoller(SelectPoller::class, DriverChoice::create());
+    }
+
+    public function testWhereFfiIsNotAllowedTheAutomaticChoicePollsWithSelectAndEpollFailsClearly(): void
+    {
+        $script = 'require "vendor/autoload.php"; $d = Revolt\EventLoop::getDriver(); echo $d instanceof Bobbin\Async\Loop\BobbinDriver ? $d->poller()::class : $d::class;';
+        $automatic = self::runPhp(['-d', 'ffi.enable=0', '-r', $script], '');
+        self::assertSame(SelectPoller::class, $automatic);
+
+        $forced = self::runPhp(['-d', 'ffi.enable=0', '-r', $script], 'epoll');
+        self::assertStringContainsString('EpollUnavailableException', $forced);
+        self::assertStringContainsString('ffi.enable', $forced);
     }
 
     public function testRevoltChoosesADriverFromRevoltsFactory(): void
@@ -61,7 +87,7 @@ final class DriverChoiceTest extends TestCase
         $driver = DriverChoice::create();
 
         self::assertInstanceOf(Driver::class, $driver);
-        self::assertNotInstanceOf(SelectDriver::class, $driver);
+        self::assertNotInstanceOf(BobbinDriver::class, $driver);
         self::assertStringStartsWith('Revolt\\EventLoop\\Driver\\', $driver::class);
     }
 
@@ -77,6 +103,7 @@ final class DriverChoiceTest extends TestCase
     {
         yield 'another name' => ['uv'];
         yield 'wrong case' => ['Bobbin'];
+        yield 'the poll() system call' => ['poll'];
         yield 'surrounding space' => [' revolt'];
     }
 
@@ -86,7 +113,7 @@ final class DriverChoiceTest extends TestCase
         \putenv('BOBBIN_LOOP_DRIVER=' . $value);
 
         $this->expectException(\ValueError::class);
-        $this->expectExceptionMessage('BOBBIN_LOOP_DRIVER must be "bobbin" or "revolt", got "' . $value . '"');
+        $this->expectExceptionMessage('BOBBIN_LOOP_DRIVER must be "bobbin", "epoll", "select" or "revolt", got "' . $value . '"');
         DriverChoice::create();
     }
 
@@ -94,20 +121,20 @@ final class DriverChoiceTest extends TestCase
     {
         foreach (['0', '1', '500', '10000'] as $value) {
             \putenv('BOBBIN_LOOP_BATCH_US=' . $value);
-            self::assertInstanceOf(SelectDriver::class, SelectDriver::fromEnvironment(), $value);
+            self::assertInstanceOf(BobbinDriver::class, BobbinDriver::fromEnvironment(new SelectPoller()), $value);
         }
 
         \putenv('BOBBIN_LOOP_BATCH_US=10001');
         $this->expectException(\ValueError::class);
         $this->expectExceptionMessage('between 0 and 0.01 s');
-        SelectDriver::fromEnvironment();
+        BobbinDriver::fromEnvironment(new SelectPoller());
     }
 
     public function testAnEmptyBatchingVariableTurnsBatchingOff(): void
     {
         \putenv('BOBBIN_LOOP_BATCH_US=');
 
-        self::assertInstanceOf(SelectDriver::class, SelectDriver::fromEnvironment());
+        self::assertInstanceOf(BobbinDriver::class, BobbinDriver::fromEnvironment(new SelectPoller()));
     }
 
     /** @return iterable<string, array{string}> */
@@ -129,7 +156,7 @@ final class DriverChoiceTest extends TestCase
         $this->expectExceptionMessage(
             'BOBBIN_LOOP_BATCH_US must be a whole number of microseconds, got "' . $value . '"',
         );
-        SelectDriver::fromEnvironment();
+        BobbinDriver::fromEnvironment(new SelectPoller());
     }
 
     public function testTheBobbinChoiceHonoursTheBatchingVariable(): void
@@ -154,12 +181,54 @@ final class DriverChoiceTest extends TestCase
     public function testTheConstructorRejectsABatchingDelayOutsideZeroToTenMilliseconds(float $delay): void
     {
         $this->expectException(\ValueError::class);
-        new SelectDriver($delay);
+        new BobbinDriver(new SelectPoller(), $delay);
     }
 
     public function testTheConstructorAcceptsTheBoundsOfTheBatchingDelay(): void
     {
-        self::assertInstanceOf(SelectDriver::class, new SelectDriver(0.0));
-        self::assertInstanceOf(SelectDriver::class, new SelectDriver(0.01, 1));
+        self::assertInstanceOf(BobbinDriver::class, new BobbinDriver(new SelectPoller(), 0.0));
+        self::assertInstanceOf(BobbinDriver::class, new BobbinDriver(new SelectPoller(), 0.01, 1));
+    }
+
+    /** @return class-string what the automatic choice must be here: epoll if it can be built */
+    private static function automaticPoller(): string
+    {
+        try {
+            EpollPoller::create();
+
+            return EpollPoller::class;
+        } catch (EpollUnavailableException) {
+            return SelectPoller::class;
+        }
+    }
+
+    /** @param class-string $poller */
+    private static function assertPoller(string $poller, Driver $driver): void
+    {
+        self::assertInstanceOf(BobbinDriver::class, $driver);
+        self::assertInstanceOf($poller, $driver->poller());
+    }
+
+    /**
+     * Runs PHP with $arguments in the project's root, BOBBIN_LOOP_DRIVER set to $driver; returns
+     * what it printed, standard error included.
+     *
+     * @param list<string> $arguments
+     */
+    private static function runPhp(array $arguments, string $driver): string
+    {
+        $process = \proc_open(
+            [\PHP_BINARY, ...$arguments],
+            [1 => ['pipe', 'w'], 2 => ['redirect', 1]],
+            $pipes,
+            \dirname(__DIR__, 4),
+            ['BOBBIN_LOOP_DRIVER' => $driver, 'PATH' => (string) \getenv('PATH')],
+        );
+        self::assertIsResource($process);
+        $output = (string) \stream_get_contents($pipes[1]);
+        \fclose($pipes[1]);
+        \proc_close($process);
+
+        return \trim($output);
     }
 }

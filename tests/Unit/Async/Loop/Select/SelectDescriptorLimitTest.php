@@ -2,18 +2,27 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Tests\Unit\Async\Loop;
+namespace Bobbin\Tests\Unit\Async\Loop\Select;
 
+use Bobbin\Async\Async;
 use Bobbin\Async\Loop\DescriptorLimitException;
+use Bobbin\Async\Loop\Poller;
+use Bobbin\Async\Loop\SelectPoller;
+use Bobbin\Tests\Unit\Async\Loop\DriverTestCase;
 
 /**
  * stream_select() cannot watch descriptors numbered 1024 or above. One such stream must fail only
  * its own waits; the loop and every other stream go on.
  */
-final class SelectDriverDescriptorLimitTest extends SelectDriverTestCase
+final class SelectDescriptorLimitTest extends DriverTestCase
 {
     /** @var list<resource> */
     private array $filler = [];
+
+    protected static function createPoller(): Poller
+    {
+        return new SelectPoller();
+    }
 
     protected function tearDown(): void
     {
@@ -24,12 +33,18 @@ final class SelectDriverDescriptorLimitTest extends SelectDriverTestCase
         parent::tearDown();
     }
 
+    public function testTheDescriptorCeilingIsWhatSelectCanWatch(): void
+    {
+        self::assertSame(1024, $this->bobbin()->descriptorCeiling());
+        self::assertSame(1024, Async::descriptorCeiling());
+    }
+
     public function testAWaitOnADescriptorAboveTheLimitFailsAndTheLoopServesTheOthers(): void
     {
         [$lowReader, $lowWriter] = self::socketPair();
         $this->fillDescriptorsUpTo(1030);
         [$highReader, $highWriter] = self::socketPair();
-        $driver = $this->driver;
+        $driver = $this->bobbin();
 
         $outcomes = [];
         $driver->queue(function () use ($driver, $highReader, &$outcomes): void {
@@ -60,7 +75,7 @@ final class SelectDriverDescriptorLimitTest extends SelectDriverTestCase
         [$lowReader, $lowWriter] = self::socketPair();
         $this->fillDescriptorsUpTo(1030);
         [$highReader] = self::socketPair();
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         $errors = [];
         $driver->setErrorHandler(static function (\Throwable $e) use (&$errors): void {
             $errors[] = $e::class;

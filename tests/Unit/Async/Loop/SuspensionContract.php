@@ -7,8 +7,8 @@ namespace Bobbin\Tests\Unit\Async\Loop;
 use Revolt\EventLoop\Suspension;
 use Revolt\EventLoop\UncaughtThrowable;
 
-/** SelectDriver's suspensions, microtasks and error handling. */
-final class SelectDriverSuspensionTest extends SelectDriverTestCase
+/** Suspensions, microtasks and error handling by Revolt's Driver contract. */
+abstract class SuspensionContract extends DriverTestCase
 {
     public function testAFiberSuspendsUntilACallbackResumesItWithAValue(): void
     {

@@ -4,17 +4,17 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Async\Loop;
 
-use Bobbin\Async\Loop\SelectDriver;
+use Bobbin\Async\Loop\BobbinDriver;
 
 /**
- * SelectDriver's direct stream waits (waitReadable/waitWritable, awaitReadable/awaitWritable and
- * their aborts), the inline poll of a waiting fiber, and poll batching.
+ * Bobbin's direct stream waits (waitReadable/waitWritable, awaitReadable/awaitWritable and their
+ * aborts), the inline poll of a waiting fiber, and poll batching.
  */
-final class SelectDriverStreamWaitTest extends SelectDriverTestCase
+abstract class DirectStreamWaitContract extends DriverTestCase
 {
     public function testWaitReadableInAFiberReturnsOnceDataArrivesAndNotBefore(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $written = false;
         $read = null;
@@ -35,7 +35,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testWaitReadableFromMainReturnsOnceDataArrives(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $driver->delay(0.003, static function () use ($writer): void {
             \fwrite($writer, 'for main');
@@ -50,7 +50,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testWaitReadableFromMainOnAStreamWithDataReturnsWithoutRunningTheLoop(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         \fwrite($writer, 'ready');
         $timerRan = false;
@@ -74,7 +74,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
      */
     public function testAFiberWhoseStreamIsReadyGoesOnBeforeTheCallbacksFoundByTheSamePoll(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$otherReader, $otherWriter] = self::socketPair(); // opened first: polled first
         [$reader, $writer] = self::socketPair();
         \fwrite($otherWriter, 'x');
@@ -96,7 +96,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testWaitingToReadAStreamAnotherFiberWaitsOnThrowsLogicException(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $error = null;
         $firstRead = null;
@@ -122,7 +122,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testWaitingToWriteAStreamAnotherFiberWaitsOnThrowsLogicException(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         self::fillSendBuffer($writer);
         $error = null;
@@ -149,7 +149,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAbortReadWaitIsTrueWhileWaitingAndFalseOnceReadinessWokeTheFiber(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $results = [];
         // Woken by readiness: nothing left to abort.
@@ -187,7 +187,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAbortWriteWaitIsTrueWhileWaitingAndFalseOnceReadinessWokeTheFiber(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         self::fillSendBuffer($writer);
         $results = [];
@@ -215,7 +215,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testWaitWritableReturnsAtOnceOnAWritableSocketAndOtherwiseOnceThePeerDrainsIt(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $driver->waitWritable($writer, $this->suspension());
         self::assertFalse($driver->isRunning(), 'a writable socket needed no loop');
@@ -233,7 +233,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAStreamWaitedOnDirectlyAndWatchedByACallbackServesBoth(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $log = [];
         $driver->onReadable($reader, static function (string $id) use ($driver, &$log): void {
@@ -256,7 +256,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAStreamStillWatchedByACallbackAfterItsWaiterLeft(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $calls = 0;
         $driver->queue(function () use ($driver, $reader, $writer): void {
@@ -281,7 +281,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testTwoHundredFibersEachWaitingOnItsOwnSocketAllWake(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         $pairs = [];
         for ($i = 0; $i < 200; $i++) {
             $pairs[] = self::socketPair();
@@ -309,7 +309,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testTimersFireWhileAFiberPollsInline(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $log = [];
         $driver->queue(function () use ($driver, $reader, &$log): void {
@@ -330,7 +330,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAWaitingFiberKeepsRunAliveUntilItsStreamIsReady(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $woke = false;
         $driver->queue(function () use ($driver, $reader, &$woke): void {
@@ -349,7 +349,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAPeerClosingItsEndWakesTheReader(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $read = null;
         $driver->queue(function () use ($driver, $reader, &$read): void {
@@ -368,7 +368,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testAWaitEndedByAnExceptionLeavesTheStreamFreeForTheNextWaiter(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         $log = [];
         $driver->queue(function () use ($driver, $reader, &$log): void {
@@ -398,8 +398,8 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
 
     public function testABatchingDriverStillDeliversEveryEventInOrder(): void
     {
-        $this->useDriver(new SelectDriver(0.001, 4));
-        $driver = $this->driver;
+        $this->useDriver(new BobbinDriver(static::createPoller(), 0.001, 4));
+        $driver = $this->bobbin();
         $pairs = [];
         for ($i = 0; $i < 20; $i++) {
             $pairs[] = self::socketPair();
@@ -460,7 +460,7 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
      */
     public function testAFiberStartedByMainThatWaitsForDataGivesControlBackToMainAtOnce(): void
     {
-        $driver = $this->driver;
+        $driver = $this->bobbin();
         [$reader, $writer] = self::socketPair();
         // Some unrelated timer further on (a request timeout, say).
         $timer = $driver->delay(0.05, static function (): void {
@@ -484,6 +484,21 @@ final class SelectDriverStreamWaitTest extends SelectDriverTestCase
             $blockedFor,
             'Fiber::start() blocked main in a poll instead of returning when the fiber suspended',
         );
+    }
+
+    public function testIsReadableNowTellsDataAndEndOfStreamWithoutWaiting(): void
+    {
+        $driver = $this->bobbin();
+        [$reader, $writer] = self::socketPair();
+
+        self::assertFalse($driver->isReadableNow($reader), 'nothing sent yet');
+        \fwrite($writer, 'x');
+        self::assertTrue($driver->isReadableNow($reader), 'data');
+        \fread($reader, 1);
+        self::assertFalse($driver->isReadableNow($reader), 'data read');
+        \fclose($writer);
+        self::assertTrue($driver->isReadableNow($reader), 'end of stream');
+        self::assertFalse($driver->isRunning());
     }
 
     /**

@@ -5,14 +5,14 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Async\Loop;
 
 /**
- * SelectDriver::isIdle(): may the running code block the process without holding anyone up?
+ * BobbinDriver::isIdle(): may the running code block the process without holding anyone up?
  * Only when nothing is watched, queued or due except unreferenced timers.
  */
-final class SelectDriverIdleTest extends SelectDriverTestCase
+abstract class IdleContract extends DriverTestCase
 {
     public function testAnEmptyLoopIsIdle(): void
     {
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
     }
 
     public function testAnUnreferencedTimerLeavesTheLoopIdle(): void
@@ -20,7 +20,7 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         $this->driver->unreference($this->driver->repeat(60.0, static function (): void {
         }));
 
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
     }
 
     public function testAReferencedTimerMakesTheLoopBusy(): void
@@ -28,7 +28,7 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         $this->driver->delay(60.0, static function (): void {
         });
 
-        self::assertFalse($this->driver->isIdle());
+        self::assertFalse($this->bobbin()->isIdle());
     }
 
     public function testAWatchedStreamMakesTheLoopBusyEvenWhenUnreferenced(): void
@@ -37,10 +37,10 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         $id = $this->driver->unreference($this->driver->onReadable($reader, static function (): void {
         }));
 
-        self::assertFalse($this->driver->isIdle());
+        self::assertFalse($this->bobbin()->isIdle());
 
         $this->driver->cancel($id);
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
         \fclose($writer);
     }
 
@@ -50,7 +50,7 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         $this->driver->disable($this->driver->onReadable($reader, static function (): void {
         }));
 
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
         \fclose($writer);
     }
 
@@ -58,14 +58,14 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
     {
         $this->driver->queue(static function (): void {
         });
-        self::assertFalse($this->driver->isIdle());
+        self::assertFalse($this->bobbin()->isIdle());
 
         $this->driver->run();
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
 
         $this->driver->unreference($this->driver->defer(static function (): void {
         }));
-        self::assertFalse($this->driver->isIdle());
+        self::assertFalse($this->bobbin()->isIdle());
     }
 
     public function testAWatchedSignalMakesTheLoopBusy(): void
@@ -73,7 +73,7 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         $id = $this->driver->unreference($this->driver->onSignal(\SIGUSR2, static function (): void {
         }));
 
-        self::assertFalse($this->driver->isIdle());
+        self::assertFalse($this->bobbin()->isIdle());
         $this->driver->cancel($id);
     }
 
@@ -82,15 +82,15 @@ final class SelectDriverIdleTest extends SelectDriverTestCase
         [$reader, $writer] = self::socketPair();
         $seenByOther = null;
         $this->driver->queue(function () use ($reader): void {
-            $this->driver->waitReadable($reader, $this->suspension());
+            $this->bobbin()->waitReadable($reader, $this->suspension());
         });
         $this->driver->queue(function () use (&$seenByOther, $writer): void {
-            $seenByOther = $this->driver->isIdle();
+            $seenByOther = $this->bobbin()->isIdle();
             \fwrite($writer, 'x');
         });
         $this->driver->run();
 
         self::assertFalse($seenByOther);
-        self::assertTrue($this->driver->isIdle());
+        self::assertTrue($this->bobbin()->isIdle());
     }
 }

@@ -8,8 +8,8 @@ use Revolt\EventLoop\CallbackType;
 use Revolt\EventLoop\FiberLocal;
 use Revolt\EventLoop\InvalidCallbackError;
 
-/** SelectDriver's callbacks against Revolt's Driver contract: defer, timers, streams, signals, state. */
-final class SelectDriverCallbacksTest extends SelectDriverTestCase
+/** Callbacks by Revolt's Driver contract: defer, timers, streams, signals, state. */
+abstract class CallbacksContract extends DriverTestCase
 {
     /** @var callable|int|null SIGUSR1's disposition before the test */
     private $previousSignalHandler = null;

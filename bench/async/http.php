@@ -1,0 +1,183 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
+ *                          [--crud --database-url=URL]
+ *
+ * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
+ * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
+ * running POST, GET, PUT, DELETE), and the figure is server CPU per CRUD cycle.
+ *
+ * Server CPU per request of `bin/bobbin serve examples/hello.php --workers=1 [--single-process]` from the checkout
+ * at ROOT, pinned to one core (taskset), under `wrk -t1 -cN -dS` pinned to the other, with
+ * --idle=N more keep-alive connections held open and silent meanwhile (each sent one request
+ * first, so the server holds them as idle keep-alive connections). The loop driver is whatever
+ * BOBBIN_LOOP_DRIVER in the environment picks. Prints one JSON line.
+ *
+ * CPU is utime + stime from /proc/PID/stat over the wrk run only (the idle connections are
+ * opened and answered before it starts). The idle connections are held by a child process
+ * (this script with --hold=PORT:N): wrk inherits the descriptors of whoever starts it, and its
+ * event loop refuses descriptor numbers past what it sized itself for.
+ */
+
+if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
+    $held = [];
+    for ($i = 0; $i < (int) $hold[2]; $i++) {
+        $held[] = idleConnection((int) $hold[1]);
+    }
+    echo "held\n";
+    \fgets(\STDIN); // until the parent closes the pipe
+    foreach ($held as $socket) {
+        \stream_set_blocking($socket, false);
+        $unexpected = \fread($socket, 100);
+        if (\feof($socket) || $unexpected !== '') {
+            echo 'an idle connection was closed or spoke during the run: ' . \json_encode($unexpected), "\n";
+            break;
+        }
+    }
+    exit(0);
+}
+
+require __DIR__ . '/options.php';
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL]');
+$crud = isset($options['crud']);
+$databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
+$idle = (int) ($options['idle'] ?? 0);
+$connections = (int) ($options['connections'] ?? 50);
+$duration = (int) ($options['duration'] ?? 5);
+$serverCpu = (string) ($options['server-cpu'] ?? '0');
+$loadCpu = (string) ($options['load-cpu'] ?? '1');
+
+function freePort(): int
+{
+    $probe = \stream_socket_server('tcp://127.0.0.1:0');
+    \assert($probe !== false);
+    $name = (string) \stream_socket_get_name($probe, false);
+    \fclose($probe);
+
+    return (int) \substr($name, (int) \strrpos($name, ':') + 1);
+}
+
+/** @return float seconds of CPU (user + system) the process has used */
+function processCpu(int $pid): float
+{
+    $stat = (string) \file_get_contents("/proc/$pid/stat");
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    $fields = \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2));
+
+    return ((int) $fields[11] + (int) $fields[12]) / 100; // USER_HZ
+}
+
+/** @return resource a keep-alive connection that has had one request answered */
+function idleConnection(int $port)
+{
+    $socket = \stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 5);
+    if ($socket === false) {
+        throw new \RuntimeException("connect: $message");
+    }
+    \fwrite($socket, "GET / HTTP/1.1\r\nHost: bench\r\n\r\n");
+    $response = '';
+    while (!\str_contains($response, 'Hello, World!')) {
+        $chunk = \fread($socket, 8192);
+        if ($chunk === false || ($chunk === '' && \feof($socket))) {
+            throw new \RuntimeException('the server closed an idle connection before answering');
+        }
+        $response .= $chunk;
+    }
+
+    return $socket;
+}
+
+$port = freePort();
+$log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
+$command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $root . ($crud ? '/apps/aircraft/server.php' : '/examples/hello.php'),
+    '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
+if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'")) {
+    // Newer checkouts supervise even one worker; the CPU read below is this one process's.
+    $command[] = '--single-process';
+}
+$server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes, null, [...\getenv(), 'DATABASE_URL' => $databaseUrl]);
+if (!\is_resource($server)) {
+    exit(1);
+}
+$pid = (int) \proc_get_status($server)['pid'];
+try {
+    for ($attempt = 0; ($probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1)) === false; $attempt++) {
+        if ($attempt > 100) {
+            throw new \RuntimeException('the server did not start: ' . \file_get_contents($log));
+        }
+        \usleep(50_000);
+    }
+    \fclose($probe);
+    $holder = null;
+    if ($idle > 0) {
+        $holder = \proc_open(['taskset', '-c', $loadCpu, \PHP_BINARY, __FILE__, "--hold=$port:$idle"], [0 => ['pipe', 'r'], 1 => ['pipe', 'w']], $holderPipes);
+        \assert(\is_resource($holder));
+        if (\trim((string) \fgets($holderPipes[1])) !== 'held') {
+            throw new \RuntimeException('the idle connections could not be opened');
+        }
+    }
+    \usleep(200_000);
+
+    $cpuBefore = processCpu($pid);
+    if ($crud) {
+        $loadgen = \dirname(__DIR__) . '/loadgen/build/bobbin-crud-load';
+        if (!\is_executable($loadgen)) {
+            \shell_exec('make -s -C ' . \escapeshellarg(\dirname(__DIR__) . '/loadgen'));
+        }
+        $output = (string) \shell_exec(\sprintf(
+            'taskset -c %s %s --url=http://127.0.0.1:%d --connections=%d --duration=%d --nonce=%s 2>&1',
+            \escapeshellarg($loadCpu),
+            \escapeshellarg($loadgen),
+            $port,
+            $connections,
+            $duration,
+            \uniqid(),
+        ));
+        $cpu = processCpu($pid) - $cpuBefore;
+        $result = \preg_match('/^RESULT (\{.*\})$/m', $output, $r) === 1 ? \json_decode($r[1], true) : null;
+        if (!\is_array($result)) {
+            throw new \RuntimeException("bobbin-crud-load said:\n$output");
+        }
+        $m = [1 => $result['cycles'], 2 => $result['seconds']];
+        $errors = ($result['failed_cycles'] ?? 0) > 0 ? 'failed cycles: ' . $result['failed_cycles'] : '';
+    } else {
+        $output = (string) \shell_exec(\sprintf(
+            'taskset -c %s wrk -t1 -c%d -d%ds http://127.0.0.1:%d/ 2>&1',
+            \escapeshellarg($loadCpu),
+            $connections,
+            $duration,
+            $port,
+        ));
+        $cpu = processCpu($pid) - $cpuBefore;
+        if (\preg_match('/(\d+) requests in ([\d.]+)s/', $output, $m) !== 1) {
+            throw new \RuntimeException("wrk said:\n$output");
+        }
+        $errors = \preg_match('/Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/', $output, $e) === 1 ? $e[0] : '';
+    }
+    $requests = (int) $m[1];
+    if ($holder !== null) {
+        \fclose($holderPipes[0]);
+        $errors .= \trim((string) \stream_get_contents($holderPipes[1]));
+        \proc_close($holder);
+    }
+    $capped = \preg_match('/allows only (\d+) connections/', (string) \file_get_contents($log), $c) === 1 ? (int) $c[1] : null;
+    echo \json_encode([
+        'driver' => \getenv('BOBBIN_LOOP_DRIVER') ?: 'default', 'idle' => $idle, 'connections' => $connections,
+        'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
+        ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
+        'max_connections_lowered_to' => $capped, 'errors' => \trim($errors),
+    ]), "\n";
+} finally {
+    \proc_terminate($server, \SIGTERM);
+    for ($i = 0; $i < 100 && \proc_get_status($server)['running']; $i++) {
+        \usleep(50_000);
+    }
+    if (\proc_get_status($server)['running']) {
+        \proc_terminate($server, \SIGKILL);
+    }
+    \proc_close($server);
+    @\unlink($log);
+}

@@ -1,0 +1,352 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Async\Loop;
+
+use Revolt\EventLoop\FiberLocal;
+use Revolt\EventLoop\UncaughtThrowable;
+
+/**
+ * The fiber side of BobbinDriver: the run queue (fiber resumes, microtasks, callbacks whose
+ * event was seen), the loop fiber, the callback fiber, the suspension of {main}, and where
+ * uncaught errors go. It knows nothing of streams or timers: between two runs of the queue the
+ * loop fiber calls $tick, which polls and queues what is due.
+ *
+ * The queues are public for the driver's hot paths (an isset() instead of a method call per
+ * wait); only the driver and its parts touch them.
+ *
+ * @internal
+ */
+final class FiberScheduler
+{
+    private const RESUME = 0;
+    private const THROW = 1;
+    private const MICROTASK = 2;
+
+    /**
+     * Run before anything else, in order: [RESUME, Fiber, value], [THROW, Fiber, Throwable] and
+     * [MICROTASK, Closure, args]. A callback's resumes and queue() calls run before the next
+     * callback, as Revolt promises.
+     *
+     * @var array<int, array{int, mixed, mixed}>
+     */
+    public array $microtasks = [];
+    public int $microtaskHead = 0;
+    /** @var array<int, Watch> callbacks whose event was seen, in order */
+    public array $callbacks = [];
+    public int $callbackHead = 0;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null the fiber the loop resumed last, while it runs */
+    public ?\Fiber $resumedFiber = null;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
+    public ?\Fiber $callbackFiber = null;
+    /** @var (\Closure(): mixed)|null handed to {main} when the loop fiber next yields */
+    public ?\Closure $interrupt = null;
+    public ?\Closure $errorHandler = null;
+    public bool $stopped = false;
+
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
+    private ?\Fiber $loopFiber = null;
+    private readonly \Closure $loopBody;
+    private readonly \Closure $callbackBody;
+    /** What the callback fiber suspends with when the queue is done (anything else: a task took it). */
+    private readonly \stdClass $drained;
+
+    /** @var \WeakMap<object, \WeakReference<FiberSuspension<mixed>>> suspensions by fiber */
+    private \WeakMap $suspensions;
+    /** @var FiberSuspension<mixed>|null */
+    private ?FiberSuspension $mainSuspension = null;
+    /** @var FiberSuspension<mixed>|null */
+    private ?FiberSuspension $lastSuspension = null;
+
+    /**
+     * @param \Closure(): bool $tick polls once and queues what is due; false when nothing keeps the loop alive
+     * @param \Closure(Watch): void $invoke runs one callback (may throw: the error goes to the handler)
+     */
+    public function __construct(private readonly \Closure $tick, private readonly \Closure $invoke)
+    {
+        $this->suspensions = new \WeakMap();
+        $this->drained = new \stdClass();
+        $this->loopBody = $this->runLoop(...);
+        $this->callbackBody = $this->runCallbackFiber(...);
+    }
+
+    public function run(): void
+    {
+        if ($this->loopFiber?->isRunning()) {
+            throw new \Error('The event loop is already running');
+        }
+        if (\Fiber::getCurrent() !== null) {
+            throw new \Error(\sprintf("Can't call %s() within a fiber (i.e., outside of {main})", BobbinDriver::class . '::run'));
+        }
+        $interrupt = $this->enterLoop();
+        if ($interrupt !== null) {
+            $interrupt();
+
+            throw new \Error('An interrupt from the event loop must throw');
+        }
+    }
+
+    public function isRunning(): bool
+    {
+        return $this->loopFiber !== null && ($this->loopFiber->isRunning() || $this->loopFiber->isSuspended());
+    }
+
+    /**
+     * Runs the loop for a suspension of {main} until it is resumed.
+     *
+     * @param FiberSuspension<mixed> $suspension
+     */
+    public function runFromMain(FiberSuspension $suspension): mixed
+    {
+        $interrupt = $this->enterLoop();
+        if ($suspension->pending) {
+            $suspension->pending = false;
+            if ($interrupt !== null) {
+                $interrupt(); // an uncaught error from a callback: it throws
+            }
+
+            throw new \Error('Event loop terminated without resuming the current suspension (the cause is either a fiber deadlock, or an incorrectly unreferenced/canceled watcher)');
+        }
+        \assert($interrupt !== null);
+
+        return $interrupt();
+    }
+
+    /** @param \Fiber<mixed, mixed, mixed, mixed> $fiber queued to be resumed with $value */
+    public function scheduleResume(\Fiber $fiber, mixed $value): void
+    {
+        $this->microtasks[] = [self::RESUME, $fiber, $value];
+    }
+
+    /** @param \Fiber<mixed, mixed, mixed, mixed> $fiber queued to have $throwable thrown into it */
+    public function scheduleThrow(\Fiber $fiber, \Throwable $throwable): void
+    {
+        $this->microtasks[] = [self::THROW, $fiber, $throwable];
+    }
+
+    /** @param \Closure(): mixed $interrupt handed to {main} as soon as the loop fiber can yield */
+    public function interruptWith(\Closure $interrupt): void
+    {
+        $this->interrupt = $interrupt;
+    }
+
+    /** @param array<mixed> $args */
+    public function queue(\Closure $closure, array $args): void
+    {
+        $this->microtasks[] = [self::MICROTASK, $closure, $args];
+    }
+
+    /** Whether anything waits in the run queue. */
+    public function hasQueued(): bool
+    {
+        return isset($this->microtasks[$this->microtaskHead]) || isset($this->callbacks[$this->callbackHead]);
+    }
+
+    /**
+     * The suspension of the current fiber ({main}'s outside any), one per fiber.
+     *
+     * @return FiberSuspension<mixed>
+     */
+    public function fiberSuspension(): FiberSuspension
+    {
+        $fiber = \Fiber::getCurrent();
+        if ($fiber === null) {
+            return $this->mainSuspension ??= new FiberSuspension($this, null);
+        }
+        // The fiber that suspended last usually asks again (one connection, one request).
+        $last = $this->lastSuspension;
+        if ($last !== null && $last->fiberRef?->get() === $fiber) {
+            return $last;
+        }
+        $suspension = ($this->suspensions[$fiber] ?? null)?->get();
+        if ($suspension === null) {
+            $suspension = new FiberSuspension($this, $fiber);
+            // Held weakly: a suspended fiber's suspension holds the fiber, the map's own key,
+            // and PHP 8.2 never collects such a WeakMap entry.
+            $this->suspensions[$fiber] = \WeakReference::create($suspension);
+        }
+
+        return $this->lastSuspension = $suspension;
+    }
+
+    /**
+     * Whether the calling code gives control straight back to the loop when it suspends: {main},
+     * the callback fiber, or a fiber the loop resumed (not a fiber some other code started).
+     */
+    public function callerYieldsToTheLoop(): bool
+    {
+        $fiber = \Fiber::getCurrent();
+
+        return $fiber === null || $fiber === $this->resumedFiber || $fiber === $this->callbackFiber;
+    }
+
+    /** Hands $exception to the error handler, or ends run() with it when there is none. */
+    public function error(\Closure $closure, \Throwable $exception): void
+    {
+        $handler = $this->errorHandler;
+        if ($handler === null) {
+            $this->interrupt = static fn () => throw ($exception instanceof UncaughtThrowable
+                ? $exception
+                : UncaughtThrowable::throwingCallback($closure, $exception));
+
+            return;
+        }
+        // Its own fiber, so the handler may suspend without holding up the loop.
+        (new \Fiber(function () use ($handler, $exception): void {
+            try {
+                $handler($exception);
+            } catch (\Throwable $handlerError) {
+                $this->interrupt = static fn () => throw ($handlerError instanceof UncaughtThrowable
+                    ? $handlerError
+                    : UncaughtThrowable::throwingErrorHandler($handler, $handlerError));
+            }
+        }))->start();
+    }
+
+    /** Starts or resumes the loop fiber from {main}; returns the interrupt it yields, if any. */
+    private function enterLoop(): ?\Closure
+    {
+        if ($this->loopFiber === null || $this->loopFiber->isTerminated()) {
+            $this->loopFiber = new \Fiber($this->loopBody);
+        }
+        $interrupt = $this->loopFiber->isStarted() ? $this->loopFiber->resume() : $this->loopFiber->start();
+        \assert($interrupt === null || $interrupt instanceof \Closure);
+
+        return $interrupt;
+    }
+
+    private function runLoop(): void
+    {
+        $this->stopped = false;
+        $tick = $this->tick;
+        while (true) {
+            $this->drainQueue();
+            if ($this->interrupt !== null) {
+                $interrupt = $this->interrupt;
+                $this->interrupt = null;
+                \Fiber::suspend($interrupt);
+                continue;
+            }
+            if ($this->stopped || !$tick()) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs everything queued: microtasks first, then each callback followed by the microtasks it
+     * queued. Fiber resumes happen right here in the loop fiber; closures and callbacks go to the
+     * callback fiber, which drains the rest of both queues itself.
+     */
+    private function drainQueue(): void
+    {
+        while (true) {
+            $entry = $this->microtasks[$this->microtaskHead] ?? null;
+            if ($entry !== null && $entry[0] !== self::MICROTASK) {
+                unset($this->microtasks[$this->microtaskHead]);
+                $this->microtaskHead++;
+                $this->resumeFiber($entry);
+            } elseif ($entry !== null || isset($this->callbacks[$this->callbackHead])) {
+                $entry = null;
+                $callbackFiber = $this->callbackFiber ??= new \Fiber($this->callbackBody);
+                $yielded = $callbackFiber->isStarted() ? $callbackFiber->resume() : $callbackFiber->start();
+                if ($yielded !== $this->drained) {
+                    // A callback suspended this fiber (it became a task's fiber): use a new one.
+                    $this->callbackFiber = null;
+                }
+            } else {
+                break;
+            }
+            if ($this->interrupt !== null) {
+                return;
+            }
+        }
+        $this->microtasks = [];
+        $this->microtaskHead = 0;
+        $this->callbacks = [];
+        $this->callbackHead = 0;
+    }
+
+    private function runCallbackFiber(): void
+    {
+        $self = \Fiber::getCurrent();
+        $invoke = $this->invoke;
+        while (true) {
+            while (true) {
+                if (isset($this->microtasks[$this->microtaskHead])) {
+                    $entry = $this->microtasks[$this->microtaskHead];
+                    unset($this->microtasks[$this->microtaskHead]);
+                    $this->microtaskHead++;
+                    if ($entry[0] === self::MICROTASK) {
+                        $this->runMicrotask($entry[1], $entry[2]);
+                    } else {
+                        $this->resumeFiber($entry);
+                    }
+                    // Holding the entry while suspended would keep its closure's captures alive.
+                    $entry = null;
+                } elseif (isset($this->callbacks[$this->callbackHead])) {
+                    $watch = $this->callbacks[$this->callbackHead];
+                    unset($this->callbacks[$this->callbackHead]);
+                    $this->callbackHead++;
+                    try {
+                        $invoke($watch);
+                    } catch (\Throwable $exception) {
+                        $this->error($watch->closure, $exception);
+                    } finally {
+                        // The callback fiber is shared: its fiber-local values must not reach the next one.
+                        FiberLocal::clear();
+                    }
+                    $watch = null;
+                } else {
+                    break;
+                }
+                if ($this->callbackFiber !== $self) {
+                    return; // this fiber was handed over to a task, which has now finished
+                }
+                if ($this->interrupt !== null) {
+                    break;
+                }
+            }
+            \Fiber::suspend($this->drained);
+        }
+    }
+
+    /** @param array{int, mixed, mixed} $entry */
+    private function resumeFiber(array $entry): void
+    {
+        $fiber = $entry[1];
+        \assert($fiber instanceof \Fiber);
+        if ($fiber->isTerminated()) {
+            return; // destroyed by the cycle collector while it waited
+        }
+        $outer = $this->resumedFiber;
+        $this->resumedFiber = $fiber;
+        try {
+            if ($entry[0] === self::RESUME) {
+                $fiber->resume($entry[2]);
+            } else {
+                $error = $entry[2];
+                \assert($error instanceof \Throwable);
+                $fiber->throw($error);
+            }
+        } catch (\Throwable $exception) {
+            $this->error($fiber->resume(...), $exception);
+        } finally {
+            $this->resumedFiber = $outer;
+        }
+    }
+
+    /** @param array<mixed> $args */
+    private function runMicrotask(mixed $closure, array $args): void
+    {
+        \assert($closure instanceof \Closure);
+        try {
+            $closure(...$args);
+        } catch (\Throwable $exception) {
+            $this->error($closure, $exception);
+        } finally {
+            FiberLocal::clear();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Classic;
+
+use Bobbin\Async\FiberLocalState;
+
+/**
+ * PHP's header list (header(), setcookie()) is one per process; with requests running
+ * concurrently it must follow the fiber that set it: a request that sets a header and then
+ * waits takes its headers along, and the requests that run meanwhile start from an empty list.
+ */
+final class HeaderListPerFiber implements FiberLocalState
+{
+    /** @return list<string>|null */
+    public function save(): ?array
+    {
+        $lines = \headers_list();
+        if ($lines === []) {
+            return null;
+        }
+        \header_remove();
+
+        return $lines;
+    }
+
+    public function restore(mixed $saved): void
+    {
+        if (!\is_array($saved)) {
+            return;
+        }
+        foreach ($saved as $line) {
+            \header((string) $line, false);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+use Closure;
+use Psr\Http\Message\StreamInterface;
+use Psr\Log\LoggerInterface;
+
+/**
+ * Puts a FramedResponse on the wire through a write function: the head and a small body in one
+ * write; a large or unknown-size body a piece at a time, each piece written before the next is
+ * read (so a slow client never makes the server hold the whole body), chunk-framed when chunked.
+ *
+ * @internal one per server, used by its connections
+ */
+final class ResponseBodyWriter
+{
+    private const PIECE_BYTES = 65536;
+
+    public function __construct(private readonly LoggerInterface $logger)
+    {
+    }
+
+    /**
+     * @param Closure(string): void $write writes all of its bytes or throws WriteFailedException
+     * @return bool whether the connection may serve another request
+     * @throws WriteFailedException when the client is gone or stopped reading
+     */
+    public function write(FramedResponse $framed, Closure $write): bool
+    {
+        $keepAlive = $framed->keepAlive;
+        if ($framed->framing === BodyFraming::None || ($framed->framing === BodyFraming::ContentLength && $framed->length === 0)) {
+            $write($framed->head);
+
+            return $keepAlive;
+        }
+        if ($framed->inlineBody !== null) {
+            $write($framed->head . $framed->inlineBody);
+
+            return $keepAlive;
+        }
+        $stream = $framed->body;
+        \assert($stream !== null);
+        $size = $framed->framing === BodyFraming::ContentLength ? $framed->length : null;
+        if ($size !== null && $size <= ResponseFramer::INLINE_BODY_BYTES && $stream->isSeekable()) {
+            $contents = (string) $stream;
+            if (\strlen($contents) === $size) {
+                $write($framed->head . $contents);
+
+                return $keepAlive;
+            }
+            $stream->rewind();
+        }
+
+        return $this->stream($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked, $write) && $keepAlive;
+    }
+
+    /**
+     * @param Closure(string): void $write
+     * @return bool false when the body did not match its declared length (the connection must close)
+     * @throws WriteFailedException
+     */
+    private function stream(string $pending, StreamInterface $stream, ?int $size, bool $chunked, Closure $write): bool
+    {
+        if ($stream->isSeekable()) {
+            $stream->rewind();
+        }
+        $remaining = $size ?? \PHP_INT_MAX;
+        while ($remaining > 0 && !$stream->eof()) {
+            $piece = $stream->read(\min(self::PIECE_BYTES, $remaining));
+            if ($piece === '') {
+                break; // A stream with nothing to give is done; looping on it would spin.
+            }
+            $remaining -= \strlen($piece);
+            $write($pending . ($chunked ? \dechex(\strlen($piece)) . "\r\n" . $piece . "\r\n" : $piece));
+            $pending = '';
+        }
+        if ($chunked) {
+            $write($pending . "0\r\n\r\n");
+
+            return true;
+        }
+        if ($pending !== '') {
+            $write($pending);
+        }
+        if ($size !== null && $remaining > 0) {
+            $this->logger->error('A response body was shorter than its size; closing the connection');
+
+            return false;
+        }
+
+        return true;
+    }
+}
