@@ -11,7 +11,9 @@ use Bobbin\Postgres\PoolConfig;
  * One PostgreSQL pool per connection string per process, for framework connections configured
  * by parameters: a Symfony container or a Laravel database manager may create several
  * connection objects for the same database, and they share the worker's pool. Under PHP-FPM a
- * pool holds one connection and no statement cache (a process lives for one request).
+ * pool holds one connection and no statement cache (PHP forgets the pool after each request);
+ * DATABASE_PERSISTENT=1 makes that connection persistent (pg_pconnect: one per FPM child, kept
+ * across requests), as apps/aircraft does.
  */
 final class Pools
 {
@@ -26,7 +28,7 @@ final class Pools
     {
         return self::$pools[$connectionString . '#' . $maxSize] ??= new ConnectionPool(\PHP_SAPI === 'cli'
             ? PoolConfig::fromConnectionString($connectionString, maxSize: $maxSize)
-            : PoolConfig::fromConnectionString($connectionString, maxSize: 1, statementCacheSize: 0));
+            : PoolConfig::fromConnectionString($connectionString, maxSize: 1, statementCacheSize: 0, persistent: \getenv('DATABASE_PERSISTENT') === '1'));
     }
 
     /**
