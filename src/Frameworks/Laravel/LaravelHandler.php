@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Frameworks\Laravel;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
 use Bobbin\Async\ErrorReporter;
 use Bobbin\Async\Lock;
 use Bobbin\Frameworks\Concurrency;
@@ -25,7 +26,8 @@ use Symfony\Component\HttpFoundation\Response;
 
 /**
  * A Laravel application as a PSR-15 handler: booted once per worker, one request at a time in
- * it, and after each request (its terminate() included, run in its own fiber after the
+ * it (or, with Concurrency::Concurrent, several at once with FiberContext keeping each
+ * request's state apart), and after each request (its terminate() included, run in its own fiber after the
  * response went to the server) the state Octane's listeners flush is flushed
  * (ApplicationResets), so an unchanged application behaves as under PHP-FPM.
  *
@@ -55,8 +57,8 @@ final class LaravelHandler implements RequestHandlerInterface
     public static function boot(string $bootstrapFile, array $resetStatics = [], ?Concurrency $concurrency = null): self
     {
         $concurrency ??= Concurrency::fromEnvironment(Concurrency::OneAtATime);
-        if ($concurrency !== Concurrency::OneAtATime) {
-            throw new \LogicException('A Laravel application keeps the current request, user and session in its container: Bobbin serves it one request at a time per worker (BOBBIN_CONCURRENCY=concurrent is not available for it yet)');
+        if ($concurrency === Concurrency::Concurrent && \getenv('BOBBIN_LOOP_DRIVER') === 'revolt') {
+            throw new \LogicException('Concurrent requests in a Laravel application need its state kept per fiber, which only Bobbin\'s own loop driver does (unset BOBBIN_LOOP_DRIVER=revolt)');
         }
         // A web request, not an artisan command: PHP_SAPI=cli would make runningInConsole() true.
         $_SERVER['APP_RUNNING_IN_CONSOLE'] = $_ENV['APP_RUNNING_IN_CONSOLE'] = 'false';
@@ -70,6 +72,21 @@ final class LaravelHandler implements RequestHandlerInterface
         if ($resetStatics !== []) {
             $resets[] = StaticProperties::capture(...$resetStatics)->restore(...);
         }
+        if ($concurrency === Concurrency::Concurrent) {
+            // Per-fiber context: each request's state leaves the application while it waits. The
+            // services it swaps are resolved now; the URL generator wants a request to exist.
+            if (!$app->bound('request')) {
+                $app->instance('request', Request::create('http://localhost/'));
+            }
+            Async::keepPerFiber(new FiberContext($app));
+            $resets[] = static function () use ($app): void {
+                // A request's connections (its pooled sessions) end with it.
+                $db = $app->make('db');
+                foreach (\array_keys($db->getConnections()) as $name) {
+                    $db->purge((string) $name);
+                }
+            };
+        }
 
         return new self($app, $kernel, new RequestGate($concurrency), $resets);
     }
@@ -82,6 +99,9 @@ final class LaravelHandler implements RequestHandlerInterface
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
         $cancellation = RequestCancellation::of($request);
+        if ($this->gate->concurrency === Concurrency::Concurrent) {
+            return $this->handleConcurrently($request, $cancellation);
+        }
         $lock = $this->gate->enter($cancellation);
         if ($lock !== null) {
             // One request inside: framework code that cannot be handed the cancellation (a
@@ -89,11 +109,7 @@ final class LaravelHandler implements RequestHandlerInterface
             RequestScope::enter($cancellation);
         }
         try {
-            $laravelRequest = $this->bridge->toSymfonyRequest($request, Request::class);
-            if ($laravelRequest->isJson()) {
-                // As Request::createFromBase() does for Request::capture().
-                $laravelRequest->request = $laravelRequest->json();
-            }
+            $laravelRequest = $this->toLaravelRequest($request);
             $laravelResponse = $this->kernel->handle($laravelRequest);
             $response = $this->bridge->toPsrResponse($laravelResponse);
         } catch (\Throwable $error) {
@@ -103,6 +119,42 @@ final class LaravelHandler implements RequestHandlerInterface
         Async::run($this->terminate(...), $laravelRequest, $laravelResponse, $lock)->ignore();
 
         return $response;
+    }
+
+    /**
+     * Per-fiber context mode: no gate; FiberContext swaps the application's request state at
+     * every wait. terminate() and the resets run in the request's own fiber before the
+     * response goes out, while the state is still this request's.
+     */
+    private function handleConcurrently(ServerRequestInterface $request, ?Cancellation $cancellation): ResponseInterface
+    {
+        RequestScope::enter($cancellation);
+        try {
+            $laravelRequest = $this->toLaravelRequest($request);
+            $laravelResponse = $this->kernel->handle($laravelRequest);
+            $response = $this->bridge->toPsrResponse($laravelResponse);
+            try {
+                $this->kernel->terminate($laravelRequest, $laravelResponse);
+            } catch (\Throwable $error) {
+                ErrorReporter::report($error, \sprintf('Laravel terminate() failed after %s %s', $laravelRequest->getMethod(), $laravelRequest->getRequestUri()));
+            }
+
+            return $response;
+        } finally {
+            $this->finish(null);
+            RequestScope::leave();
+        }
+    }
+
+    private function toLaravelRequest(ServerRequestInterface $request): Request
+    {
+        $laravelRequest = $this->bridge->toSymfonyRequest($request, Request::class);
+        if ($laravelRequest->isJson()) {
+            // As Request::createFromBase() does for Request::capture().
+            $laravelRequest->request = $laravelRequest->json();
+        }
+
+        return $laravelRequest;
     }
 
     private function terminate(Request $request, Response $response, ?Lock $lock): void
