@@ -14,6 +14,7 @@ declare(strict_types=1);
  *                 connection per child: DATABASE_PERSISTENT=1, the strongest FPM baseline)
  *   fpm-preload   the same with opcache.preload = a script `bin/bobbin preload` generated
  *   bobbin-one    bin/bobbin serve, one worker, one request at a time in the framework
+ *   bobbin-fiber  the same with the per-fiber context (BOBBIN_CONCURRENCY=concurrent; Laravel only)
  *
  * each pinned to cpu 0, wrk and PostgreSQL on cpu 1; the variants take turns round after round
  * (a fresh server each turn, a short warm-up) and the median of the rounds is shown: requests/s,
@@ -124,9 +125,14 @@ foreach ($apps as $app) {
             'PHP_INI_SCAN_DIR' => "/etc/php/8.2/fpm/conf.d:$preloadDir/$app-ini",
         ], $fpmFile),
         'bobbin-one' => static fn (): Server => BobbinServer::start($root, 'bobbin-one', $bobbinFile, SERVER_CPU, 1, [
-            'DATABASE_URL' => $url('bobbin-bench-fw'),
+            'DATABASE_URL' => $url('bobbin-bench-fw'), 'BOBBIN_CONCURRENCY' => 'one',
         ], '/health'),
     ];
+    if ($app === 'laravel') {
+        $variants['bobbin-fiber'] = static fn (): Server => BobbinServer::start($root, 'bobbin-fiber', $bobbinFile, SERVER_CPU, 1, [
+            'DATABASE_URL' => $url('bobbin-bench-fw'), 'BOBBIN_CONCURRENCY' => 'concurrent',
+        ], '/health');
+    }
     for ($round = 1; $round <= $rounds; $round++) {
         foreach ($variants as $variant => $start) {
             $server = $start();
@@ -175,7 +181,9 @@ foreach ($results as $app => $variants) {
         $md[] = \sprintf('| %s | %s | %.0f | %.2fx | %.0f | %.1f | %.0f | %d |', $app, $variant, $median($runs, 0), $median($runs, 0) / \max(1.0, $base),
             $median($runs, 1), $median($runs, 2), $median($runs, 3), (int) \array_sum(\array_column($runs, 4)));
     }
-    $md[] = \sprintf('| %s | bobbin, per-fiber context | — | | | | | |', $app);
+    if (!isset($variants['bobbin-fiber'])) {
+        $md[] = \sprintf('| %s | bobbin-fiber | not available (no per-fiber context for %s) | | | | | |', $app, $app);
+    }
 }
 $md[] = '';
 $helloCpu = $median($hello, 1);
