@@ -1,0 +1,104 @@
+<?php
+
+/*
+ * The leak suite's routes (tests/Integration/Frameworks): what a request sees through Laravel's
+ * globals — request(), Route::current(), Auth, the session, config(), cookies — after it waited.
+ */
+
+use App\Probe;
+use Bobbin\Async\Async;
+use Illuminate\Auth\GenericUser;
+use Illuminate\Database\UniqueConstraintViolationException;
+use Illuminate\Http\Request;
+use Illuminate\Support\Facades\Auth;
+use Illuminate\Support\Facades\Cookie;
+use Illuminate\Support\Facades\DB;
+use Illuminate\Support\Facades\Route;
+
+$logIn = static function (Request $request): void {
+    $user = (string) $request->header('X-User', '');
+    if ($user !== '') {
+        Auth::setUser(new GenericUser(['id' => $user, 'name' => $user]));
+    }
+};
+
+Route::get('/health', static fn () => response('ok', 200, ['Content-Type' => 'text/plain']));
+
+Route::get('/probe/{id}', static function (Request $request, string $id) use ($logIn) {
+    $logIn($request);
+    session()->put('probe', $id);
+    $seconds = (int) $request->query('ms', '100') / 1000;
+    // Bobbin's cancellation of this request (null under PHP-FPM).
+    $cancellation = $request->attributes->get('bobbin.cancellation');
+    if ($request->query('wait', 'timer') === 'db') {
+        DB::select('SELECT pg_sleep(?)', [$seconds]); // Laravel's connection on Bobbin's pool
+    } else {
+        Async::delay($seconds, $cancellation);
+    }
+
+    return response()->json([
+        'id' => $id,
+        'request' => request()->query('q'),
+        'route' => Route::current()?->parameter('id'),
+        'user' => Auth::user()?->getAuthIdentifier(),
+        'session' => session('probe'),
+    ]);
+});
+
+Route::post('/pollute', static function () {
+    Auth::setUser(new GenericUser(['id' => 'intruder', 'name' => 'intruder']));
+    session()->put('mark', 'polluted');
+    config(['app.probe' => 'polluted']);
+    Cookie::queue('leak', 'polluted');
+    Probe::$value = 'polluted';
+    app()->setLocale('fr');
+
+    return response()->json(['polluted' => true]);
+});
+
+Route::get('/state', static fn () => response()->json([
+    'user' => Auth::user()?->getAuthIdentifier(),
+    'config' => config('app.probe'),
+    'static' => Probe::$value,
+    'session' => session('mark'),
+    'locale' => app()->getLocale(),
+]));
+
+Route::get('/fail', static function () {
+    throw new RuntimeException('secret detail: /etc/passwd');
+});
+
+// The features the example's own tests exercise (tests/Integration/Frameworks/ExampleAppFeaturesTestCase).
+Route::get('/items/{id}', static function (string $id) {
+    $item = DB::table('fw_items')->where('id', (int) $id)->first();
+
+    return $item === null ? response()->json(['error' => 'not found'], 404) : response()->json($item);
+});
+
+Route::post('/items', static function (Request $request) {
+    $data = $request->validate(['name' => 'required|string|max:40']);
+    try {
+        $id = DB::transaction(static fn () => DB::table('fw_items')->insertGetId(['name' => $data['name']]));
+    } catch (UniqueConstraintViolationException) {
+        return response()->json(['error' => 'name taken'], 409);
+    }
+
+    return response()->json(['id' => $id, 'name' => $data['name']], 201);
+});
+
+Route::post('/upload', static function (Request $request) {
+    $file = $request->file('document');
+
+    return response()->json([
+        'field' => $request->input('field'),
+        'name' => $file?->getClientOriginalName(),
+        'size' => $file?->getSize(),
+        'sha1' => $file === null ? null : sha1_file($file->getRealPath()),
+    ]);
+});
+
+Route::get('/visits', static function () {
+    session()->put('visits', session('visits', 0) + 1);
+
+    return response()->json(['visits' => session('visits')]);
+});

@@ -1,0 +1,113 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Frameworks;
+
+use Bobbin\Tests\Support\EmbeddedPostgres;
+use Bobbin\Tests\Support\Frameworks\AppServer;
+use Bobbin\Tests\Support\Frameworks\ExampleApp;
+use Bobbin\Tests\Support\Frameworks\Requests;
+use Bobbin\Tests\Support\HttpResponse;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * The example applications' own feature tests: reading and writing the database through the
+ * framework's own layer (Doctrine DBAL and Laravel's query builder on Bobbin's pool, Bobbin's
+ * pool in Slim), validation, a unique violation as 409, a multipart upload, a session that
+ * follows its cookie. Each app runs them under Bobbin and under nginx + PHP-FPM.
+ */
+abstract class ExampleAppFeaturesTestCase extends TestCase
+{
+    protected static ?AppServer $server = null;
+
+    abstract protected static function app(): ExampleApp;
+
+    abstract protected static function startServer(): AppServer;
+
+    protected static function hasSessions(): bool
+    {
+        return static::app() !== ExampleApp::Slim;
+    }
+
+    public static function setUpBeforeClass(): void
+    {
+        if (!static::app()->isInstalled()) {
+            self::markTestSkipped('examples/' . static::app()->value . ' is not installed: run scripts/install-frameworks');
+        }
+        EmbeddedPostgres::psql('DROP TABLE IF EXISTS fw_items; CREATE TABLE fw_items (id SERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);'
+            . " INSERT INTO fw_items (name) VALUES ('first'), ('second');");
+        static::$server = static::startServer();
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        static::$server?->stop();
+        static::$server = null;
+    }
+
+    /** @param array<string, string> $headers */
+    private static function send(string $method, string $target, array $headers = [], string $body = ''): HttpResponse
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+
+        return Requests::one($server->host, $server->port, $method, $target, $headers + ['Accept' => 'application/json'], $body);
+    }
+
+    public function testAnItemIsReadFromTheDatabaseAsJson(): void
+    {
+        $found = self::send('GET', '/items/2');
+        $missing = self::send('GET', '/items/999');
+
+        self::assertSame(200, $found->status, $found->body);
+        self::assertSame(['id' => 2, 'name' => 'second'], $found->json());
+        self::assertSame(404, $missing->status);
+    }
+
+    public function testAFormPostCreatesAnItemAndADuplicateIsAConflictAndAnEmptyNameIsRefused(): void
+    {
+        $form = ['Content-Type' => 'application/x-www-form-urlencoded'];
+        $name = 'item ' . \bin2hex(\random_bytes(4));
+
+        $created = self::send('POST', '/items', $form, 'name=' . \rawurlencode($name));
+        $duplicate = self::send('POST', '/items', $form, 'name=' . \rawurlencode($name));
+        $empty = self::send('POST', '/items', $form, 'name=');
+
+        self::assertSame(201, $created->status, $created->body);
+        $item = (array) $created->json();
+        self::assertSame($name, $item['name']);
+        self::assertSame(['id' => $item['id'], 'name' => $name], self::send('GET', '/items/' . $item['id'])->json());
+        self::assertSame(409, $duplicate->status, $duplicate->body);
+        self::assertSame(422, $empty->status, $empty->body);
+    }
+
+    public function testAMultipartUploadArrivesWithItsField(): void
+    {
+        $contents = \random_bytes(3000) . "\r\n--not-a-boundary\r\n";
+        [$type, $body] = Requests::multipart(['field' => 'value'], ['document' => ['report.bin', $contents]]);
+
+        $response = self::send('POST', '/upload', ['Content-Type' => $type], $body);
+
+        self::assertSame(200, $response->status, $response->body);
+        self::assertSame(['field' => 'value', 'name' => 'report.bin', 'size' => \strlen($contents), 'sha1' => \sha1($contents)], $response->json());
+    }
+
+    public function testTheSessionFollowsItsCookieAndOnlyItsCookie(): void
+    {
+        if (!static::hasSessions()) {
+            self::markTestSkipped(static::app()->value . ' has no session of its own');
+        }
+        $first = self::send('GET', '/visits');
+        $cookie = \explode(';', (string) \array_values(\array_filter(
+            $first->headers['set-cookie'] ?? [],
+            static fn (string $c): bool => !\str_starts_with($c, 'XSRF-TOKEN='),
+        ))[0])[0];
+        $second = self::send('GET', '/visits', ['Cookie' => $cookie]);
+        $stranger = self::send('GET', '/visits');
+
+        self::assertSame(['visits' => 1], $first->json());
+        self::assertSame(['visits' => 2], $second->json());
+        self::assertSame(['visits' => 1], $stranger->json());
+    }
+}

@@ -1,0 +1,22 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Frameworks;
+
+use Bobbin\Tests\Support\Frameworks\AppServer;
+use Bobbin\Tests\Support\Frameworks\ExampleApp;
+
+/** examples/laravel's own feature tests under nginx + PHP-FPM. */
+final class LaravelFeaturesFpmTest extends ExampleAppFeaturesTestCase
+{
+    protected static function app(): ExampleApp
+    {
+        return ExampleApp::Laravel;
+    }
+
+    protected static function startServer(): AppServer
+    {
+        return AppServer::fpm(ExampleApp::Laravel);
+    }
+}

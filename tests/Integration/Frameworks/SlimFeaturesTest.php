@@ -1,0 +1,22 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Frameworks;
+
+use Bobbin\Tests\Support\Frameworks\AppServer;
+use Bobbin\Tests\Support\Frameworks\ExampleApp;
+
+/** examples/slim's own feature tests under Bobbin (its default mode). */
+final class SlimFeaturesTest extends ExampleAppFeaturesTestCase
+{
+    protected static function app(): ExampleApp
+    {
+        return ExampleApp::Slim;
+    }
+
+    protected static function startServer(): AppServer
+    {
+        return AppServer::bobbin(ExampleApp::Slim);
+    }
+}
