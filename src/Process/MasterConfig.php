@@ -25,6 +25,8 @@ final readonly class MasterConfig
         public float $stopMargin = 5.0,
         /** APP_FILE is a superglobals script run per request (--legacy), not an application object. */
         public bool $legacy = false,
+        /** Job workers beside the HTTP workers (--job-workers); null: tasks run in the HTTP workers themselves. */
+        public ?JobPoolConfig $jobs = null,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');
