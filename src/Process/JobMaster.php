@@ -47,6 +47,7 @@ final class JobMaster
         \assert($pair !== false);
         if ($pid === 0) {
             \fclose($pair[0]);
+            $supervisor->moveToThisProcess();
             $code = 1;
             try {
                 $code = self::supervise($supervisor, $pair[1], $logger);

@@ -33,7 +33,8 @@ final class JobSupervisor
     /** @var resource|null */
     private $listener = null;
     private readonly RestartPolicy $restarts;
-    private readonly int $pid;
+    /** The supervising process: only it cleans up. */
+    private int $pid;
 
     /** @param Closure(): void $forgetParentState run in each forked job worker: closes what the supervising process holds and a job worker must not */
     public function __construct(
@@ -49,6 +50,12 @@ final class JobSupervisor
     public function config(): JobPoolConfig
     {
         return $this->config;
+    }
+
+    /** Makes the process calling this the supervising one (JobMaster's child, after open() in its parent). */
+    public function moveToThisProcess(): void
+    {
+        $this->pid = (int) \getmypid();
     }
 
     /** @throws MasterFailedException when the socket cannot be made */

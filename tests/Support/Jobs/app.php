@@ -6,7 +6,8 @@ declare(strict_types=1);
  * An APP_FILE for the jobs tests: endpoints that submit tasks through Jobs::shared() with the
  * request's cancellation, and answer with what came back as JSON.
  *   GET /echo?v=X          EchoTask: {"value": X, "pid": job worker pid, "server": this pid}
- *   GET /slow?s=SECONDS    SlowTask
+ *   GET /slow?s=SECONDS    SlowTask (its own time limit: 60 s)
+ *   GET /sleeping?s=S      SleepingEchoTask (the server's --job-timeout applies)
  *   GET /bootstrapped      BootstrapProbeTask: what --job-bootstrap left in the job worker
  *   GET /stats             Jobs::shared()->statistics()
  *   GET /health            ok, without any task
@@ -18,6 +19,7 @@ use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Tests\Support\Jobs\BootstrapProbeTask;
 use Bobbin\Tests\Support\Jobs\EchoTask;
+use Bobbin\Tests\Support\Jobs\SleepingEchoTask;
 use Bobbin\Tests\Support\Jobs\SlowTask;
 use Psr\Http\Message\ServerRequestInterface;
 
@@ -33,6 +35,7 @@ return static function (ServerRequestInterface $request) use ($jobs): Response {
         return match ($request->getUri()->getPath()) {
             '/health' => new Response(200, [], 'ok'),
             '/echo' => $json(['server' => \getmypid()] + $jobs->submit(new EchoTask((string) ($query['v'] ?? '')), $cancellation)->await()),
+            '/sleeping' => $json($jobs->submit(new SleepingEchoTask((float) ($query['s'] ?? 0.1)), $cancellation)->await()),
             '/slow' => $json($jobs->submit(new SlowTask(1, (float) ($query['s'] ?? 0.1)), $cancellation)->await()),
             '/bootstrapped' => $json($jobs->submit(new BootstrapProbeTask(), $cancellation)->await()),
             '/stats' => $json($jobs->statistics()->toArray()),

@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Jobs;
+
+use Bobbin\Tests\Support\HttpClient;
+use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Process\MasterProcess;
+use PHPUnit\Framework\TestCase;
+
+/** The same application code submits tasks under a master, a single process, and with no job workers at all. */
+final class JobServerModesTest extends TestCase
+{
+    private ?MasterProcess $server = null;
+
+    protected function tearDown(): void
+    {
+        $this->server?->kill();
+    }
+
+    public function testAnHttpWorkerSendsTasksToTheMastersJobWorkers(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=2']);
+
+        $answer = $this->getJson($server, '/echo?v=hello');
+
+        self::assertSame('hello', $answer['value']);
+        self::assertNotSame($answer['server'], $answer['pid'], 'The task ran in the HTTP worker');
+        $jobWorkers = \array_column((array) ($server->status()['jobWorkers'] ?? []), 'pid');
+        self::assertContains($answer['pid'], $jobWorkers);
+        $socket = $server->waitForLog('/Job workers ready: 2 on unix:(\S+)/')[1];
+        self::assertSame(0, $server->stop());
+        self::assertSame([], MasterProcess::waitUntilExited($jobWorkers, 5.0));
+        self::assertDirectoryDoesNotExist(\dirname($socket), 'The private directory of the job socket was left behind');
+    }
+
+    public function testASingleProcessServerOwnsItsJobWorkersAndStopsThem(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--job-workers=2', '--job-bootstrap=' . JobPool::BOOTSTRAP]);
+
+        $answer = $this->getJson($server, '/echo?v=single');
+        $probe = $this->getJson($server, '/bootstrapped');
+
+        self::assertSame($server->pid, $answer['server']);
+        self::assertNotSame($server->pid, $answer['pid']);
+        self::assertSame($probe['pid'], $probe['bootstrapped']['pid'] ?? null, 'The bootstrap ran in the job worker');
+        $jobWorker = $answer['pid'];
+        $socket = $server->waitForLog('/Job workers ready: 2 on unix:(\S+)/')[1];
+        self::assertSame(0, $server->stop());
+        self::assertSame([], MasterProcess::waitUntilExited([$jobWorker], 5.0), 'A job worker outlived its server');
+        self::assertDirectoryDoesNotExist(\dirname($socket), 'The private directory of the job socket was left behind');
+    }
+
+    public function testWithoutJobWorkersTasksRunInTheHttpWorkerItself(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=0']);
+
+        $answer = $this->getJson($server, '/echo?v=inline');
+
+        self::assertSame($answer['server'], $answer['pid']);
+        self::assertArrayNotHasKey('jobWorkers', (array) $server->status());
+    }
+
+    public function testABootstrapThatFailsStopsTheStartWithItsMessage(): void
+    {
+        $this->server = $server = MasterProcess::startExpectingFailure(
+            JobPool::APP,
+            ['--workers=1', '--job-workers=2', '--job-bootstrap=' . JobPool::BOOTSTRAP],
+            ['BOBBIN_TEST_BOOTSTRAP_FAIL' => '1'],
+        );
+
+        self::assertSame(1, $server->wait(20.0));
+        self::assertMatchesRegularExpression(
+            '~bobbin: --job-bootstrap \S+/bootstrap\.php failed: RuntimeException: the bootstrap was told to fail \(\S+bootstrap\.php:\d+\)~',
+            $server->log(),
+        );
+    }
+
+    public function testABootstrapThatFailsStopsASingleProcessServerToo(): void
+    {
+        $this->server = $server = MasterProcess::startExpectingFailure(
+            JobPool::APP,
+            ['--single-process', '--job-workers=1', '--job-bootstrap=' . JobPool::BOOTSTRAP],
+            ['BOBBIN_TEST_BOOTSTRAP_FAIL' => '1'],
+        );
+
+        self::assertSame(1, $server->wait(20.0));
+        self::assertStringContainsString('the bootstrap was told to fail', $server->log());
+    }
+
+    /** @return array<string, mixed> */
+    private function getJson(MasterProcess $server, string $target): array
+    {
+        $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', $target);
+        self::assertSame(200, $response->status, $response->body . "\n" . $server->log());
+        $data = \json_decode($response->body, true);
+        self::assertIsArray($data);
+
+        return $data;
+    }
+}
