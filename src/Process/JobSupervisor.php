@@ -272,7 +272,7 @@ final class JobSupervisor
         if ($this->phase === MasterPhase::Starting) {
             if ($this->countReady($this->generation) === $this->config->workers) {
                 $this->phase = MasterPhase::Running;
-                $this->logger->info('Job workers ready: {count} on unix:{path}', ['count' => $this->config->workers, 'path' => $this->config->socketPath]);
+                $this->logger->debug('Job workers ready: {count} on unix:{path}', ['count' => $this->config->workers, 'path' => $this->config->socketPath]);
             }
 
             return;

@@ -21,7 +21,7 @@ final class JobServerModesTest extends TestCase
 
     public function testAnHttpWorkerSendsTasksToTheMastersJobWorkers(): void
     {
-        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=2']);
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=2', '--log-level=debug']);
 
         $answer = $this->getJson($server, '/echo?v=hello');
 
@@ -37,7 +37,7 @@ final class JobServerModesTest extends TestCase
 
     public function testASingleProcessServerOwnsItsJobWorkersAndStopsThem(): void
     {
-        $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--job-workers=2', '--job-bootstrap=' . JobPool::BOOTSTRAP]);
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--job-workers=2', '--job-bootstrap=' . JobPool::BOOTSTRAP, '--log-level=debug']);
 
         $answer = $this->getJson($server, '/echo?v=single');
         $probe = $this->getJson($server, '/bootstrapped');
