@@ -93,6 +93,26 @@ final class AircraftRepository
     }
 
     /**
+     * How many aircraft were assembled in each year, years ascending (the fleet chart).
+     *
+     * @return array<int, int> year => aircraft
+     */
+    public function countByAssemblyYear(?Cancellation $cancellation = null): array
+    {
+        $rows = $this->database->queryAll(
+            'SELECT EXTRACT(YEAR FROM assembly_date)::int AS year, count(*)::int AS aircraft FROM aircraft GROUP BY 1 ORDER BY 1',
+            [],
+            $cancellation,
+        );
+        $counts = [];
+        foreach ($rows as $row) {
+            $counts[(int) $row['year']] = (int) $row['aircraft'];
+        }
+
+        return $counts;
+    }
+
+    /**
      * The contract's /sleep probe: a one-second query, then a generated UUID.
      *
      * Both on one connection, which only a transaction pins through Executor: taken from a pool
