@@ -58,6 +58,7 @@ final class ServeCommand
         'job-max-tasks' => ['int', '0', 'a job worker is replaced after about this many tasks (±10 % per worker; 0: never)'],
         'job-max-memory' => ['string', '0', 'a job worker is replaced once its PHP heap exceeds this many bytes after a task, e.g. 256M (0: never)'],
         'job-socket' => ['string', '', 'unix socket the job workers accept tasks on (default: jobs.sock in a new private directory under the temp dir)'],
+        'job-nice' => ['int', '0', 'added to the job workers\' niceness (0..19): the kernel prefers the HTTP workers when both want a CPU'],
     ];
 
     /**
@@ -238,6 +239,7 @@ final class ServeCommand
                 (string) ($options['job-socket'] ?? ''),
                 $client,
                 new RecycleLimits(self::wholeNumber('job-max-tasks', $options['job-max-tasks'] ?? 0, 0), $maxMemory),
+                nice: self::wholeNumber('job-nice', $options['job-nice'] ?? 0, 0),
             );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());

@@ -25,6 +25,8 @@ final readonly class JobPoolConfig
         public float $bootTimeout,
         /** Seconds between two stats reports of a busy job worker (and --job-max-memory checks: after each task). */
         public float $statsInterval,
+        /** Added to the job workers' niceness: the kernel then prefers the HTTP workers when both want a CPU. */
+        public int $nice,
     ) {
     }
 
@@ -37,6 +39,7 @@ final readonly class JobPoolConfig
         RecycleLimits $recycle = new RecycleLimits(),
         float $bootTimeout = 60.0,
         float $statsInterval = 1.0,
+        int $nice = 0,
     ): self {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--job-workers must be at least 1 for a pool (0: tasks run in-process)');
@@ -50,10 +53,13 @@ final readonly class JobPoolConfig
             // reach the socket can run code there.
             $socketPath = \rtrim(\sys_get_temp_dir(), '/') . '/bobbin-jobs-' . \bin2hex(\random_bytes(6)) . '/jobs.sock';
         }
+        if ($nice < 0 || $nice > 19) {
+            throw new \InvalidArgumentException('--job-nice must lie between 0 and 19');
+        }
         if (\strlen($socketPath) > 107) {
             throw new \InvalidArgumentException(\sprintf('--job-socket %s is longer than a unix socket path may be (107 bytes)', $socketPath));
         }
 
-        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval);
+        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice);
     }
 }

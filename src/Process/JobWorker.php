@@ -50,6 +50,9 @@ final class JobWorker
     public function run(): int
     {
         $this->takeSignals();
+        if ($this->config->nice > 0) {
+            @\proc_nice($this->config->nice);
+        }
         // A task may wait on the loop itself (a database query in blocking mode): never on the master's driver.
         Async::startFreshLoop();
         // A task that submits tasks runs them here: a job worker waiting for the pool could wait for itself.

@@ -116,6 +116,7 @@ final class MarkdownReport
             ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
+            ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',
