@@ -48,6 +48,8 @@ final class TaskCall
     public function run(string $frame, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
     {
         $this->send($frame, $cancellation);
+        // The worker cannot have answered yet: wait before the first read, not after a futile one.
+        $this->awaitReply($cancellation);
         while (true) {
             while (($payload = $this->decoder->next()) !== null) {
                 $reply = JobWire::decodeReply($payload);

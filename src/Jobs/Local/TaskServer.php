@@ -26,6 +26,7 @@ final class TaskServer
     private const READ_BYTES = 1 << 20;
 
     private readonly TaskRunner $runner;
+    private readonly int $pid;
     /** @var resource|null the connection of the task running now */
     private $current = null;
     private string $currentClass = '';
@@ -37,6 +38,7 @@ final class TaskServer
     public function __construct(private $listener, private readonly int $maxPayload, private readonly float $ioTimeout = 30.0)
     {
         $this->runner = new TaskRunner();
+        $this->pid = (int) \getmypid();
     }
 
     /**
@@ -75,16 +77,15 @@ final class TaskServer
         }
     }
 
-    /** @param resource $connection */
+    /** @param resource $connection blocking, as accept() makes it */
     private function serve($connection): bool
     {
-        \stream_set_blocking($connection, true);
         \stream_set_timeout($connection, (int) \ceil($this->ioTimeout));
         $task = $this->readTask($connection);
         if ($task === null || $this->abandoned($connection)) {
             return false;
         }
-        if (!$this->write($connection, JobWire::startedFrame((int) \getmypid()))) {
+        if (!$this->write($connection, JobWire::startedFrame($this->pid))) {
             return false;
         }
         $this->current = $connection;
@@ -127,18 +128,14 @@ final class TaskServer
 
     /**
      * Whether the caller has closed its end: it withdrew the task (cancelled) while it waited
-     * to be accepted.
+     * to be accepted. (feof() on a socket peeks without waiting; a caller sends nothing after
+     * its task, so there is nothing else it could find.)
      *
      * @param resource $connection
      */
     private function abandoned($connection): bool
     {
-        \stream_set_blocking($connection, false);
-        $more = @\fread($connection, 1);
-        $gone = ($more === '' || $more === false) && \feof($connection);
-        \stream_set_blocking($connection, true);
-
-        return $gone;
+        return \feof($connection);
     }
 
     /** @param resource $connection */
