@@ -137,4 +137,26 @@ final class JobQueueTest extends TestCase
         self::assertGreaterThan(0.0, $stats->queueSeconds);
         self::assertGreaterThanOrEqual(1.0, $stats->maxRunSeconds);
     }
+
+    public function testACallerThatStopsWaitingLeavesTheRunningTaskToFinishAndItsWorkerGoesOn(): void
+    {
+        $jobs = self::pool()->jobs();
+        $workers = self::pool()->jobWorkerPids();
+        $future = $jobs->submit(new SlowTask(1, 0.5, $this->journal), new TimeoutCancellation(0.2));
+
+        try {
+            $future->await();
+            self::fail('The caller was not cancelled');
+        } catch (CancelledException) {
+        }
+        $deadline = \microtime(true) + 5.0;
+        while (!\str_contains((string) \file_get_contents($this->journal), 'end 1') && \microtime(true) < $deadline) {
+            Async::delay(0.02);
+        }
+
+        self::assertStringContainsString('end 1', (string) \file_get_contents($this->journal), 'The task was cut short');
+        self::assertSame(2, $jobs->submit(new SlowTask(2, 0.0))->await()['id']);
+        self::assertSame($workers, self::pool()->jobWorkerPids(), 'A worker was replaced');
+        self::assertSame([1, 0], [$jobs->statistics()->cancelled, $jobs->statistics()->crashed]);
+    }
 }
