@@ -33,6 +33,7 @@ final class JobSupervisor
     /** @var resource|null */
     private $listener = null;
     private readonly RestartPolicy $restarts;
+    private readonly JobWorkerLauncher $launcher;
     /** The supervising process: only it cleans up. */
     private int $pid;
 
@@ -44,12 +45,8 @@ final class JobSupervisor
         ?RestartPolicy $restarts = null,
     ) {
         $this->restarts = $restarts ?? new RestartPolicy();
+        $this->launcher = new JobWorkerLauncher($config, $logger);
         $this->pid = (int) \getmypid();
-    }
-
-    public function config(): JobPoolConfig
-    {
-        return $this->config;
     }
 
     /** Makes the process calling this the supervising one (JobMaster's child, after open() in its parent). */
@@ -370,54 +367,23 @@ final class JobSupervisor
 
     private function spawn(int $generation): void
     {
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        if ($pair === false) {
-            $this->logger->error('Cannot create a socket pair for a new job worker; retrying in 1 s');
-            $this->nextSpawnAt = \microtime(true) + 1.0;
-
-            return;
-        }
-        $pid = \pcntl_fork();
-        if ($pid === -1) {
-            \fclose($pair[0]);
-            \fclose($pair[1]);
-            $this->logger->error('Cannot fork a job worker: {error}; retrying in 1 s', ['error' => \pcntl_strerror(\pcntl_get_last_error())]);
-            $this->nextSpawnAt = \microtime(true) + 1.0;
-
-            return;
-        }
-        if ($pid === 0) {
-            \fclose($pair[0]);
-            $this->becomeJobWorker($pair[1]);
-        }
-        \fclose($pair[1]);
-        \stream_set_blocking($pair[0], false);
-        $this->workers[$pid] = new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
-        $this->changed = true;
-    }
-
-    /**
-     * In the forked child: drop the supervisor's state and run the job worker; never returns.
-     *
-     * @param resource $channel
-     */
-    private function becomeJobWorker($channel): never
-    {
-        foreach ($this->workers as $sibling) {
-            // Holding a sibling's end would hide the supervisor's death from that sibling.
-            $sibling->closeChannel();
-        }
-        $this->workers = [];
-        ($this->forgetParentState)();
         $listener = $this->listener;
         \assert($listener !== null);
-        $code = 1;
-        try {
-            $code = (new JobWorker($this->config, $listener, $channel, $this->logger))->run();
-        } catch (\Throwable $error) {
-            $this->logger->critical('Job worker {pid} failed: {error}', ['pid' => \getmypid(), 'error' => $error, 'exception' => $error]);
+        $worker = $this->launcher->fork($listener, $generation, function (): void {
+            foreach ($this->workers as $sibling) {
+                // Holding a sibling's end would hide the supervisor's death from that sibling.
+                $sibling->closeChannel();
+            }
+            $this->workers = [];
+            ($this->forgetParentState)();
+        });
+        if ($worker === null) {
+            $this->nextSpawnAt = \microtime(true) + 1.0;
+
+            return;
         }
-        exit($code);
+        $this->workers[$worker->pid] = $worker;
+        $this->changed = true;
     }
 
     private function drain(WorkerHandle $worker): void
