@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Jobs;
 
 use Bobbin\Tests\Support\HttpClient;
 use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Process\BobbinChild;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -87,6 +88,21 @@ final class JobServerModesTest extends TestCase
 
         self::assertSame(1, $server->wait(20.0));
         self::assertStringContainsString('the bootstrap was told to fail', $server->log());
+    }
+
+    public function testJobOptionsThatCannotWorkAreUsageErrors(): void
+    {
+        foreach ([
+            ['--job-nice=20', '--job-nice must lie between 0 and 19'],
+            ['--job-timeout=soon', '--job-timeout expects a number of seconds, 0 or more'],
+            ['--job-bootstrap=/nonexistent.php', '--job-bootstrap /nonexistent.php does not exist or is not readable'],
+            ['--job-max-memory=lots', '--job-max-memory: '],
+        ] as [$option, $message]) {
+            [$code, , $err] = BobbinChild::runToCompletion(['serve', JobPool::APP, '--listen=127.0.0.1:0', $option]);
+
+            self::assertSame(2, $code, $err);
+            self::assertStringContainsString('bobbin: ' . $message, $err);
+        }
     }
 
     /** @return array<string, mixed> */
