@@ -39,6 +39,9 @@ final class JobSocket
         $context = \stream_context_create(['socket' => ['backlog' => self::BACKLOG]]);
         $listener = @\stream_socket_server('unix://' . $path, $errno, $errstr, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
         if ($listener === false) {
+            if ($config->ownsDirectory) {
+                @\rmdir(\dirname($path));
+            }
             throw new MasterFailedException(\sprintf('cannot listen on the job socket %s: %s', $path, $errstr !== '' ? $errstr : "error $errno"));
         }
         @\chmod($path, 0600);

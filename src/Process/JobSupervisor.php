@@ -229,8 +229,11 @@ final class JobSupervisor
         foreach (\array_keys($this->workers) as $pid) {
             \pcntl_waitpid($pid, $status);
         }
+        $bound = $this->listener !== null; // else the path may be another pool's, found in use
         $this->forgetInChild();
-        JobSocket::remove($this->config);
+        if ($bound) {
+            JobSocket::remove($this->config);
+        }
     }
 
     private function handleMessage(WorkerHandle $worker, WorkerMessage $message): void

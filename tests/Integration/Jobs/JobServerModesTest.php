@@ -105,6 +105,21 @@ final class JobServerModesTest extends TestCase
         }
     }
 
+    public function testASecondServerOnTheSameJobSocketFailsAndLeavesTheFirstOnesSocketAlone(): void
+    {
+        $socket = \sys_get_temp_dir() . '/bobbin-jobs-test-' . \getmypid() . '-shared.sock';
+        $this->server = $first = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=1', '--job-socket=' . $socket]);
+
+        [$code, , $err] = BobbinChild::runToCompletion(['serve', JobPool::APP, '--listen=127.0.0.1:0', '--workers=1', '--job-workers=1', '--job-socket=' . $socket]);
+
+        self::assertSame(1, $code);
+        self::assertStringContainsString("bobbin: the job socket $socket is in use by another pool", $err);
+        self::assertFileExists($socket);
+        self::assertSame('still', $this->getJson($first, '/echo?v=still')['value']);
+        self::assertSame(0, $first->stop());
+        self::assertFileDoesNotExist($socket);
+    }
+
     /** @return array<string, mixed> */
     private function getJson(MasterProcess $server, string $target): array
     {
