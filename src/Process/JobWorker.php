@@ -82,6 +82,11 @@ final class JobWorker
             }
             if (\in_array($this->channelSocket, $read, true) && $this->masterIsGone()) {
                 $this->logger->warning('The master process is gone; job worker {pid} stops', ['pid' => \getmypid()]);
+                if ($this->config->ownsDirectory) {
+                    // Nobody else will: the master that made the private directory was killed.
+                    // (A path given with --job-socket may be a new master's by now: left alone.)
+                    JobSocket::remove($this->config);
+                }
                 break;
             }
             if (\in_array($this->listener, $read, true) && $server->serveOne()) {

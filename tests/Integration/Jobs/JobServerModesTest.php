@@ -120,6 +120,20 @@ final class JobServerModesTest extends TestCase
         self::assertFileDoesNotExist($socket);
     }
 
+    public function testJobWorkersOfAMasterKilledWithSigkillStopAndRemoveTheirPrivateSocketDirectory(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=2', '--log-level=debug']);
+        $socket = $server->waitForLog('/Job workers ready: 2 on unix:(\S+)/')[1];
+        $this->getJson($server, '/echo?v=x');
+        $jobWorkers = \array_column((array) ($server->status()['jobWorkers'] ?? []), 'pid');
+        self::assertCount(2, $jobWorkers);
+
+        \posix_kill($server->pid, \SIGKILL);
+
+        self::assertSame([], MasterProcess::waitUntilExited($jobWorkers, 5.0), 'A job worker outlived its master');
+        self::assertDirectoryDoesNotExist(\dirname($socket));
+    }
+
     /** @return array<string, mixed> */
     private function getJson(MasterProcess $server, string $target): array
     {
