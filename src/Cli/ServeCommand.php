@@ -16,11 +16,15 @@ use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
+use Bobbin\Jobs\Jobs;
+use Bobbin\Jobs\JobsConfig;
 use Bobbin\Process\AbruptEndReport;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Process\ByteSize;
 use Bobbin\Process\CpuCount;
+use Bobbin\Process\JobMaster;
+use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
 use Bobbin\Process\MasterConfig;
 use Bobbin\Process\MasterFailedException;
@@ -48,6 +52,15 @@ final class ServeCommand
         'config' => ['string', '', 'PHP file returning an array of option => value'],
         'log-level' => ['string', 'info', 'least severe log level written to stderr'],
         'opcache' => ['bool', 'true', 'run with opcache and the JIT (bin/bobbin restarts PHP with them once); --no-opcache: off (command line or environment only)'],
+        'job-workers' => ['int', 'the number of cores', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; 0: tasks run inside the HTTP worker'],
+        'job-bootstrap' => ['string', '', 'PHP file each job worker requires once before its first task: the application\'s autoloader and services'],
+        'job-queue' => ['int', '64', 'tasks one HTTP worker may have queued or running in the job workers; submit() waits beyond'],
+        'job-queue-wait' => ['string', '10', 'seconds submit() waits for room in a full queue, then throws JobQueueFullException'],
+        'job-timeout' => ['string', '60', 'seconds a task may run; past it its job worker is killed and replaced and the caller gets JobTimeoutException (0: no limit)'],
+        'job-max-tasks' => ['int', '0', 'a job worker is replaced after about this many tasks (±10 % per worker; 0: never)'],
+        'job-max-memory' => ['string', '0', 'a job worker is replaced once its PHP heap exceeds this many bytes after a task, e.g. 256M (0: never)'],
+        'job-socket' => ['string', '', 'unix socket the job workers accept tasks on (default: jobs.sock in a new private directory under the temp dir)'],
+        'job-nice' => ['int', '0', 'added to the job workers\' niceness (0..19): the kernel prefers the HTTP workers when both want a CPU'],
     ];
 
     /**
@@ -87,8 +100,10 @@ final class ServeCommand
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
-        unset($options['workers'], $options['pid-file'], $options['config'], $options['log-level'], $options['max-requests'],
-            $options['max-memory'], $options['opcache'], $options['single-process'], $options['memory-limit'], $options['legacy'], $options['admin']);
+        $jobPool = self::jobPool($options);
+        foreach (\array_keys(self::OWN_OPTIONS) as $own) {
+            unset($options[$own]);
+        }
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
@@ -116,8 +131,11 @@ final class ServeCommand
             }
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool), $logger);
         }
+        // Before the application loads (it may ask for Jobs::shared() at once) and before the
+        // server listens (no job worker may hold a copy of its sockets).
+        $jobMaster = self::startJobMaster($jobPool, $logger);
         $legacyLoop = null;
         if ($legacy) {
             if (!\is_file($appFile) || !\is_readable($appFile)) {
@@ -170,6 +188,7 @@ final class ServeCommand
         }
 
         $server->stopped()->await();
+        $jobMaster?->stop(5.0);
 
         foreach ($signalIds as $id) {
             Signals::off($id);
@@ -201,6 +220,77 @@ final class ServeCommand
         }
 
         return ExitCode::Ok->value;
+    }
+
+    /**
+     * The job workers the options ask for; null for --job-workers=0 (tasks run in-process).
+     *
+     * @param array<string, mixed> $options
+     * @throws UsageException
+     */
+    private static function jobPool(array $options): ?JobPoolConfig
+    {
+        $workers = isset($options['job-workers']) ? self::wholeNumber('job-workers', $options['job-workers'], 0) : CpuCount::detect();
+        if ($workers === 0) {
+            return null;
+        }
+        try {
+            $maxMemory = $options['job-max-memory'] ?? '0';
+            $maxMemory = \is_int($maxMemory) ? $maxMemory : ByteSize::parse((string) $maxMemory);
+        } catch (\InvalidArgumentException $error) {
+            throw new UsageException('--job-max-memory: ' . $error->getMessage());
+        }
+        $client = new JobsConfig(
+            self::wholeNumber('job-queue', $options['job-queue'] ?? 64, 1),
+            self::seconds('job-queue-wait', $options['job-queue-wait'] ?? 10),
+            self::seconds('job-timeout', $options['job-timeout'] ?? 60),
+        );
+        try {
+            return JobPoolConfig::create(
+                $workers,
+                (string) ($options['job-bootstrap'] ?? ''),
+                (string) ($options['job-socket'] ?? ''),
+                $client,
+                new RecycleLimits(self::wholeNumber('job-max-tasks', $options['job-max-tasks'] ?? 0, 0), $maxMemory),
+                nice: self::wholeNumber('job-nice', $options['job-nice'] ?? 0, 0),
+            );
+        } catch (\InvalidArgumentException $error) {
+            throw new UsageException($error->getMessage());
+        }
+    }
+
+    /**
+     * --single-process with job workers: their supervisor is forked now, and the tasks of this
+     * process go to them.
+     *
+     * @throws UsageException|StartupException
+     */
+    private static function startJobMaster(?JobPoolConfig $pool, LoggerInterface $logger): ?JobMaster
+    {
+        if ($pool === null) {
+            return null;
+        }
+        if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
+            throw new UsageException('job workers need the pcntl and posix extensions; use --job-workers=0');
+        }
+        try {
+            $master = JobMaster::start($pool, $logger);
+        } catch (MasterFailedException $failure) {
+            throw new StartupException($failure->getMessage(), 0, $failure);
+        }
+        Jobs::install(Jobs::localPool($pool->socketPath, $pool->client));
+
+        return $master;
+    }
+
+    /** @throws UsageException */
+    private static function seconds(string $name, mixed $value): float
+    {
+        if ((!\is_int($value) && !\is_float($value) && (!\is_string($value) || !\is_numeric(\trim($value)))) || (float) $value < 0 || !\is_finite((float) $value)) {
+            throw new UsageException(\sprintf('--%s expects a number of seconds, 0 or more', $name));
+        }
+
+        return (float) $value;
     }
 
     /** @throws UsageException */

@@ -48,6 +48,7 @@ final class Master
     private string $address = '';
     private readonly MasterMetrics $metrics;
     private ?AdminService $admin = null;
+    private readonly ?JobSupervisor $jobs;
 
     public function __construct(
         private readonly MasterConfig $config,
@@ -58,6 +59,7 @@ final class Master
         $this->restarts = $restarts ?? new RestartPolicy();
         $this->started = \microtime(true);
         $this->metrics = new MasterMetrics($this->started);
+        $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
     }
 
     /**
@@ -91,6 +93,7 @@ final class Master
             if ($this->config->pidFile !== '' && @\file_put_contents($this->config->pidFile, \getmypid() . "\n") === false) {
                 throw new MasterFailedException(\sprintf('cannot write the pid file %s', $this->config->pidFile));
             }
+            $this->startJobWorkers();
             for ($i = 0; $i < $this->config->workers; $i++) {
                 $this->spawn($this->generation);
             }
@@ -114,7 +117,8 @@ final class Master
             $this->reap();
             $now = \microtime(true);
             $this->enforceDeadlines($now);
-            if ($this->phase === MasterPhase::Stopping && $this->workers === []) {
+            $this->superviseJobWorkers($now);
+            if ($this->phase === MasterPhase::Stopping && $this->workers === [] && ($this->jobs === null || $this->jobs->isStopped())) {
                 return;
             }
             $this->replaceMissingWorkers($now);
@@ -125,7 +129,7 @@ final class Master
     /** Sleeps until a worker writes (at once) or a tick passes (signals and exits are polled per tick). */
     private function waitForActivity(): void
     {
-        $channels = $this->admin?->streams() ?? [];
+        $channels = \array_merge($this->admin?->streams() ?? [], $this->jobs?->channels() ?? []);
         foreach ($this->workers as $worker) {
             if (\is_resource($worker->channel)) {
                 $channels[] = $worker->channel;
@@ -180,6 +184,7 @@ final class Master
                 break;
             case \SIGHUP:
                 $this->reload();
+                $this->jobs?->reload();
                 break;
             case \SIGUSR1:
                 $this->statusDirty = true;
@@ -323,6 +328,7 @@ final class Master
         while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
             $worker = $this->workers[$pid] ?? null;
             if ($worker === null) {
+                $this->jobs?->reaped($pid, $status);
                 continue;
             }
             foreach ($worker->receive() as $message) {
@@ -443,6 +449,7 @@ final class Master
      */
     private function becomeWorker($channel): never
     {
+        $this->jobs?->forgetInChild();
         foreach ($this->workers as $sibling) {
             // Holding a sibling's master end would hide the master's death from that sibling.
             $sibling->closeChannel();
@@ -520,7 +527,7 @@ final class Master
             'updated' => $now,
             'master' => $this->describe(),
             'workers' => $this->describeWorkers($now),
-        ]);
+        ] + ($this->jobs === null ? [] : ['jobWorkers' => $this->jobs->describe($now)]));
         $this->statusDirty = false;
         $this->statusWrittenAt = $now;
     }
@@ -582,11 +589,56 @@ final class Master
             }
         }
         $this->closeListener();
+        $this->jobs?->close();
         if ($this->config->pidFile !== '') {
             @\unlink($this->config->pidFile);
             @\unlink($this->config->statusFile());
         }
         // The signals stay blocked: unblocking now would let a late SIGTERM kill the exiting master.
+    }
+
+    /** Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready. */
+    private function startJobWorkers(): void
+    {
+        $this->jobs?->open();
+        $this->jobs?->start();
+    }
+
+    /**
+     * The job workers' turn (JobSupervisor): they go on serving tasks through a stop until the
+     * last HTTP worker, which might still await one, has exited; a pool that cannot go on
+     * stops the master.
+     */
+    private function superviseJobWorkers(float $now): void
+    {
+        $jobs = $this->jobs;
+        if ($jobs === null) {
+            return;
+        }
+        if ($this->phase === MasterPhase::Stopping && $this->workers === []) {
+            $jobs->stop($this->config->stopMargin);
+        }
+        $jobs->poll($now);
+        if ($jobs->takeChanged()) {
+            $this->statusDirty = true;
+        }
+        $failure = $jobs->failure();
+        if ($failure !== null && $this->phase !== MasterPhase::Stopping) {
+            $this->fail($failure);
+        }
+    }
+
+    /** In a forked job worker: the HTTP side's descriptors are not its own (the listener is closed, never unlinked). */
+    private function forgetInJobWorker(): void
+    {
+        foreach ($this->workers as $worker) {
+            $worker->closeChannel();
+        }
+        $this->workers = [];
+        if ($this->listener !== null) {
+            \fclose($this->listener);
+            $this->listener = null;
+        }
     }
 
     private function closeListener(): void

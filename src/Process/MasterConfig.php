@@ -27,6 +27,8 @@ final readonly class MasterConfig
         public bool $legacy = false,
         /** Where the master serves /metrics and /status (--admin=HOST:PORT or unix:/path; '' for nowhere). */
         public string $admin = '',
+        /** Job workers beside the HTTP workers (--job-workers); null: tasks run in the HTTP workers themselves. */
+        public ?JobPoolConfig $jobs = null,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');

@@ -14,6 +14,7 @@ use Bobbin\Http\Server;
 use Bobbin\Metrics\ProcessCollector;
 use Bobbin\Metrics\Registry;
 use Bobbin\Http\ServerStartException;
+use Bobbin\Jobs\Jobs;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -48,6 +49,7 @@ final class Worker
         Async::startFreshLoop();
         \register_shutdown_function($this->reportFatalErrorAtBoot(...));
         OpcacheRefresh::invalidateChangedScripts();
+        $this->installJobs();
 
         $legacy = null;
         if ($this->config->legacy) {
@@ -133,6 +135,15 @@ final class Worker
         $server->stopped()->await();
 
         return $this->finish();
+    }
+
+    /** Before the application loads: the tasks it submits go to the master's job workers (Jobs::shared()). */
+    private function installJobs(): void
+    {
+        $jobs = $this->config->jobs;
+        if ($jobs !== null) {
+            Jobs::install(Jobs::localPool($jobs->socketPath, $jobs->client));
+        }
     }
 
     /** After the last request: stop reporting and say goodbye to the master; the exit code. */

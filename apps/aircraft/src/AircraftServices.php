@@ -7,12 +7,14 @@ namespace Bobbin\Apps\Aircraft;
 use Bobbin\Apps\Aircraft\Domain\AircraftRepository;
 use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Apps\Aircraft\Http\AircraftController;
+use Bobbin\Apps\Aircraft\Http\ChartController;
 use Bobbin\Apps\Aircraft\Http\JsonResponses;
 use Bobbin\Apps\Aircraft\Http\ProbeController;
 use Bobbin\Apps\Aircraft\Http\Routes;
 use Bobbin\Http\Message\MessageFactory;
 use Bobbin\Apps\Aircraft\Storage\MysqlAircraftRepository;
 use Bobbin\Apps\Aircraft\Storage\PostgresAircraftRepository;
+use Bobbin\Jobs\Jobs;
 use Bobbin\Mysql\Executor as MysqlExecutor;
 use Bobbin\Postgres\Executor as PostgresExecutor;
 use Closure;
@@ -56,8 +58,16 @@ final class AircraftServices
                 $c->get(AircraftRepository::class),
                 $c->get(JsonResponses::class),
             ),
+            // On Bobbin the job workers the server set up; under PHP-FPM tasks run in-process.
+            Jobs::class => static fn (): Jobs => Jobs::shared(),
+            ChartController::class => static fn (Container $c): ChartController => new ChartController(
+                $c->get(AircraftRepository::class),
+                $c->get(Jobs::class),
+                $c->get(ResponseFactoryInterface::class),
+                $c->get(StreamFactoryInterface::class),
+            ),
             AircraftApplication::class => static fn (Container $c): AircraftApplication => new AircraftApplication(
-                Routes::dispatcher($c->get(AircraftController::class), $c->get(ProbeController::class)),
+                Routes::dispatcher($c->get(AircraftController::class), $c->get(ProbeController::class), $c->get(ChartController::class)),
                 $c->get(JsonResponses::class),
                 $c->get(LoggerInterface::class),
             ),

@@ -60,8 +60,8 @@ final class AircraftController
     {
         $query = $request->getQueryParams();
         $errors = [];
-        $limit = self::integerParameter($query, 'limit', self::DEFAULT_LIMIT, 1, self::MAX_LIMIT, $errors);
-        $afterId = self::integerParameter($query, 'after_id', 0, 0, \PHP_INT_MAX, $errors);
+        $limit = QueryParameters::integer($query, 'limit', self::DEFAULT_LIMIT, 1, self::MAX_LIMIT, $errors);
+        $afterId = QueryParameters::integer($query, 'after_id', 0, 0, \PHP_INT_MAX, $errors);
         if ($errors !== []) {
             throw new ValidationException($errors, 'Invalid query parameters');
         }
@@ -104,27 +104,5 @@ final class AircraftController
         $id = \filter_var($raw, \FILTER_VALIDATE_INT);
 
         return $id === false ? null : $id;
-    }
-
-    /**
-     * @param array<mixed> $query
-     * @param array<string, string> $errors
-     */
-    private static function integerParameter(array $query, string $name, int $default, int $min, int $max, array &$errors): int
-    {
-        if (!\array_key_exists($name, $query)) {
-            return $default;
-        }
-        $raw = $query[$name];
-        $value = \is_string($raw) && \preg_match('/^-?[0-9]{1,19}$/', $raw) === 1
-            ? \filter_var($raw, \FILTER_VALIDATE_INT)
-            : false;
-        if ($value === false || $value < $min || $value > $max) {
-            $errors[$name] = \sprintf('must be an integer from %d to %d', $min, $max);
-
-            return $default;
-        }
-
-        return $value;
     }
 }

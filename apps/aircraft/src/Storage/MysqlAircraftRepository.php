@@ -91,6 +91,16 @@ final class MysqlAircraftRepository implements AircraftRepository
         return new AircraftPage($items, \count($rows) > $limit ? $items[$limit - 1]->id : null);
     }
 
+    public function countByAssemblyYear(?Cancellation $cancellation = null): array
+    {
+        $counts = [];
+        foreach ($this->database->queryAll('SELECT YEAR(assembly_date) AS year, COUNT(*) AS aircraft FROM aircraft GROUP BY 1 ORDER BY 1', [], $cancellation) as $row) {
+            $counts[(int) $row['year']] = (int) $row['aircraft'];
+        }
+
+        return $counts;
+    }
+
     /**
      * Both on one connection (a transaction pins it). MariaDB before 11.7 has no UUID v4
      * function: the database generates it from RANDOM_BYTES() with the version and variant

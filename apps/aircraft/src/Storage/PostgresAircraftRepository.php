@@ -90,6 +90,16 @@ final class PostgresAircraftRepository implements AircraftRepository
         return new AircraftPage($items, \count($rows) > $limit ? $items[$limit - 1]->id : null);
     }
 
+    public function countByAssemblyYear(?Cancellation $cancellation = null): array
+    {
+        $counts = [];
+        foreach ($this->database->queryAll('SELECT EXTRACT(YEAR FROM assembly_date)::int AS year, count(*)::int AS aircraft FROM aircraft GROUP BY 1 ORDER BY 1', [], $cancellation) as $row) {
+            $counts[(int) $row['year']] = (int) $row['aircraft'];
+        }
+
+        return $counts;
+    }
+
     /**
      * Both on one connection, which only a transaction pins through Executor: taken from a pool
      * once per statement, the second statement queued again behind every request that arrived

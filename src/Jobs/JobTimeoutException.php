@@ -1,0 +1,14 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Jobs;
+
+/** The task ran past its time limit: its job worker was killed (and is replaced). */
+final class JobTimeoutException extends JobException
+{
+    public function __construct(string $message, public readonly int $workerPid = 0)
+    {
+        parent::__construct($message);
+    }
+}

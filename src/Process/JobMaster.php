@@ -1,0 +1,156 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Psr\Log\LoggerInterface;
+
+/**
+ * The job workers of a single serving process (--single-process): a small supervisor forked
+ * before the application loads, which runs JobSupervisor in a plain blocking loop as the master
+ * does, while the serving process runs its event loop. Forking the job workers from this clean
+ * process means none of them holds a copy of the server's listening socket or its clients'
+ * connections (a copy would keep a closed connection open for its client).
+ *
+ * It leaves the terminal's process group (Ctrl-C stops the serving process, which drains while
+ * the job workers go on finishing its tasks), and it stops when the serving process says so or
+ * is gone.
+ */
+final class JobMaster
+{
+    private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
+    private const TICK_MICROSECONDS = 100_000;
+
+    /** @param resource $channel the serving process's end of their socket pair */
+    private function __construct(public readonly int $pid, private $channel, private readonly LoggerInterface $logger)
+    {
+    }
+
+    /**
+     * Binds the job socket and forks the supervisor; returns (in the serving process) once the
+     * job workers are ready.
+     *
+     * @throws MasterFailedException when the socket cannot be made or a job worker cannot boot
+     */
+    public static function start(JobPoolConfig $config, LoggerInterface $logger): self
+    {
+        $supervisor = new JobSupervisor($config, $logger, static function (): void {
+        });
+        $supervisor->open();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        $pid = $pair === false ? -1 : \pcntl_fork();
+        if ($pid === -1) {
+            $supervisor->close();
+            throw new MasterFailedException('cannot start the job workers\' supervisor (socket pair or fork failed)');
+        }
+        \assert($pair !== false);
+        if ($pid === 0) {
+            \fclose($pair[0]);
+            $supervisor->moveToThisProcess();
+            $code = 1;
+            try {
+                $code = self::supervise($supervisor, $pair[1], $logger);
+            } catch (\Throwable $error) {
+                $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
+            } finally {
+                $supervisor->close();
+            }
+            exit($code);
+        }
+        \fclose($pair[1]);
+        $supervisor->forgetInChild(); // the supervisor owns the socket now; this process only connects
+        $master = new self($pid, $pair[0], $logger);
+        $master->awaitReady($config->bootTimeout + 5.0);
+
+        return $master;
+    }
+
+    /** In the serving process, at its end: the job workers finish the tasks in hand (up to $timeout s) and exit. */
+    public function stop(float $timeout): void
+    {
+        \posix_kill($this->pid, \SIGTERM);
+        $deadline = \microtime(true) + $timeout;
+        while (\pcntl_waitpid($this->pid, $status, \WNOHANG) === 0) {
+            if (\microtime(true) > $deadline) {
+                $this->logger->warning('The job workers did not stop within {s} s; killing their supervisor', ['s' => $timeout]);
+                \posix_kill($this->pid, \SIGKILL);
+                \pcntl_waitpid($this->pid, $status);
+                break;
+            }
+            \usleep(20_000);
+        }
+        if (\is_resource($this->channel)) {
+            \fclose($this->channel);
+        }
+    }
+
+    /** @throws MasterFailedException */
+    private function awaitReady(float $timeout): void
+    {
+        \stream_set_timeout($this->channel, (int) \ceil($timeout));
+        $line = \fgets($this->channel);
+        if ($line === "ready\n") {
+            return;
+        }
+        \pcntl_waitpid($this->pid, $status);
+        throw new MasterFailedException($line === false || !\str_starts_with($line, 'failed ') ? 'the job workers did not start' : \rtrim(\substr($line, 7)));
+    }
+
+    /**
+     * The supervisor's loop, in the forked child.
+     *
+     * @param resource $parent
+     */
+    private static function supervise(JobSupervisor $supervisor, $parent, LoggerInterface $logger): int
+    {
+        \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
+        @\posix_setpgid(0, 0);
+        $supervisor->start();
+        $announced = false;
+        $stopping = false;
+        while (!$supervisor->isStopped()) {
+            $read = $supervisor->channels();
+            if (\is_resource($parent)) {
+                $read[] = $parent;
+            }
+            $write = $except = null;
+            if ($read !== []) {
+                @\stream_select($read, $write, $except, 0, self::TICK_MICROSECONDS);
+            }
+            if (\is_resource($parent) && \in_array($parent, $read, true) && self::isClosed($parent)) {
+                \fclose($parent);
+                $supervisor->stop(5.0); // the serving process is gone: nobody will ask for a task again
+            }
+            while (($signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, 0)) > 0) {
+                if ($signal === \SIGTERM || $signal === \SIGINT) {
+                    $supervisor->stop(5.0);
+                }
+            }
+            while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
+                $supervisor->reaped($pid, $status);
+            }
+            $supervisor->poll(\microtime(true));
+            $failure = $supervisor->failure();
+            if (!$announced && ($supervisor->isRunning() || $failure !== null) && \is_resource($parent)) {
+                $announced = true;
+                @\fwrite($parent, $failure === null ? "ready\n" : 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
+            }
+            if ($failure !== null && !$stopping) {
+                $stopping = true;
+                $logger->error('The job workers stop: {reason}', ['reason' => $failure->getMessage()]);
+                $supervisor->stop(2.0);
+            }
+        }
+
+        return $supervisor->failure() === null ? 0 : 1;
+    }
+
+    /** @param resource $stream */
+    private static function isClosed($stream): bool
+    {
+        $data = @\fread($stream, 4096);
+
+        return $data === false || ($data === '' && \feof($stream));
+    }
+}

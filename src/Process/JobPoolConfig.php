@@ -1,0 +1,65 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Process;
+
+use Bobbin\Jobs\JobsConfig;
+
+/** The job workers beside the HTTP workers (--job-workers and friends), fixed at start. */
+final readonly class JobPoolConfig
+{
+    private function __construct(
+        public int $workers,
+        /** A PHP file each job worker requires once before its first task ('' for none). */
+        public string $bootstrap,
+        /** The unix socket every job worker accepts tasks on. */
+        public string $socketPath,
+        /** Whether the socket's directory was made for this pool (private, removed at the end). */
+        public bool $ownsDirectory,
+        /** What every HTTP worker's Jobs uses: its queue, the default time limit, the largest payload. */
+        public JobsConfig $client,
+        /** --job-max-tasks (as maxRequests) and --job-max-memory. */
+        public RecycleLimits $recycle,
+        /** Seconds a new job worker may take to run the bootstrap and report ready. */
+        public float $bootTimeout,
+        /** Seconds between two stats reports of a busy job worker (and --job-max-memory checks: after each task). */
+        public float $statsInterval,
+        /** Added to the job workers' niceness: the kernel then prefers the HTTP workers when both want a CPU. */
+        public int $nice,
+    ) {
+    }
+
+    /** @param string $socketPath '' for a socket in a private directory of its own under the temp dir */
+    public static function create(
+        int $workers,
+        string $bootstrap = '',
+        string $socketPath = '',
+        JobsConfig $client = new JobsConfig(),
+        RecycleLimits $recycle = new RecycleLimits(),
+        float $bootTimeout = 60.0,
+        float $statsInterval = 1.0,
+        int $nice = 0,
+    ): self {
+        if ($workers < 1) {
+            throw new \InvalidArgumentException('--job-workers must be at least 1 for a pool (0: tasks run in-process)');
+        }
+        if ($bootstrap !== '' && (!\is_file($bootstrap) || !\is_readable($bootstrap))) {
+            throw new \InvalidArgumentException(\sprintf('--job-bootstrap %s does not exist or is not readable', $bootstrap));
+        }
+        $ownsDirectory = $socketPath === '';
+        if ($ownsDirectory) {
+            // Only this user may connect: a task is unserialized in the job worker, so whoever can
+            // reach the socket can run code there.
+            $socketPath = \rtrim(\sys_get_temp_dir(), '/') . '/bobbin-jobs-' . \bin2hex(\random_bytes(6)) . '/jobs.sock';
+        }
+        if ($nice < 0 || $nice > 19) {
+            throw new \InvalidArgumentException('--job-nice must lie between 0 and 19');
+        }
+        if (\strlen($socketPath) > 107) {
+            throw new \InvalidArgumentException(\sprintf('--job-socket %s is longer than a unix socket path may be (107 bytes)', $socketPath));
+        }
+
+        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice);
+    }
+}
