@@ -213,7 +213,7 @@ final class Async
     }
 
     /** Sets the loop's heartbeat (BobbinDriver only; false elsewhere, where there is none). */
-    public static function setLoopHeartbeat(?Loop\LoopHeartbeat $heartbeat): bool
+    public static function setLoopHeartbeat(?LoopHeartbeat $heartbeat): bool
     {
         $driver = EventLoop::getDriver();
         if (!$driver instanceof BobbinDriver) {

@@ -43,6 +43,7 @@ final class ServeCommand
     private const OWN_OPTIONS = [
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
         'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address)'],
+        'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning with the request and the PHP stack of that code, once per request (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
@@ -97,6 +98,7 @@ final class ServeCommand
         $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
         $legacy = self::flag('legacy', $options['legacy'] ?? false);
         $admin = (string) ($options['admin'] ?? '');
+        $blockThreshold = self::seconds('block-threshold', $options['block-threshold'] ?? 0.1);
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
@@ -131,7 +133,7 @@ final class ServeCommand
             }
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).

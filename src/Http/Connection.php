@@ -58,6 +58,8 @@ final class Connection
     private float $clock = 0.0;
     /** The request being handled, for log lines about it. */
     private ?RequestHead $head = null;
+    /** The id of the request being handled ('' between requests). */
+    private string $requestId = '';
     /** The handled request's cancellation (RequestCancellation), while it is handled. */
     private ?CancellationSource $cancellation = null;
     /** What this connection's fiber echoes (taken after each request). */
@@ -181,6 +183,17 @@ final class Connection
         $this->close();
     }
 
+    /** The request in the application's hands when $fiber is this connection's fiber; null otherwise. */
+    public function requestRunningIn(object $fiber): ?RunningRequest
+    {
+        $head = $this->head;
+        if ($fiber !== $this->fiber || $head === null || $this->phase !== ConnectionPhase::Handling) {
+            return null;
+        }
+
+        return new RunningRequest($head->method, $head->target, $this->requestId);
+    }
+
     /**
      * For the process's shutdown: when a request of this connection was in the application's
      * hands, answers it (500 if its own code ended the process — its fiber is the one that
@@ -292,6 +305,7 @@ final class Connection
             $this->phase = ConnectionPhase::Handling;
             $this->deadline = $now + $config->requestTimeout;
             $this->head = $head;
+            $this->requestId = $requestId;
             $this->cancellation = $cancellation = new CancellationSource($this->watchForHangUp);
             try {
                 [$request, $this->form] = $context->requestBuilder->build(

@@ -270,6 +270,22 @@ final class Server
         return $this->stopped->future();
     }
 
+    /**
+     * The request whose code runs in $fiber (a connection's fiber, while the application has its
+     * request); null for any other fiber. A search over the connections: for reports, not per request.
+     */
+    public function requestRunningIn(object $fiber): ?RunningRequest
+    {
+        foreach ($this->connections->all() as $connection) {
+            $request = $connection->requestRunningIn($fiber);
+            if ($request !== null) {
+                return $request;
+            }
+        }
+
+        return null;
+    }
+
     /** Requests being read, handled or answered right now. */
     public function inFlightCount(): int
     {

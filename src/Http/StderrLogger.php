@@ -12,7 +12,7 @@ use Psr\Log\LogLevel;
  * exception under the context key `exception` follows on indented lines: each exception of its
  * chain (previous ones as "caused by") with its stack trace — unless the context says
  * `exception_logged_before` (RateLimitedLogger does, once a trace has been written), when each
- * gets one line.
+ * gets one line. A string under `stack` (a PHP stack without an exception) follows the same way.
  */
 final class StderrLogger extends AbstractLogger
 {
@@ -59,6 +59,10 @@ final class StderrLogger extends AbstractLogger
         $line = \sprintf("%s [%s] %s\n", \gmdate('Y-m-d\TH:i:s\Z'), $level, self::oneLine($message));
         if (isset($context['exception']) && $context['exception'] instanceof \Throwable) {
             $line .= self::describe($context['exception'], ($context['exception_logged_before'] ?? false) !== true);
+        }
+        if (isset($context['stack']) && \is_string($context['stack']) && $context['stack'] !== '') {
+            // A PHP stack that is not an exception's (BlockReporter's): below the line, as a trace.
+            $line .= '        ' . \str_replace("\n", "\n        ", \rtrim($context['stack'])) . "\n";
         }
         @\fwrite($this->stream, $line);
     }

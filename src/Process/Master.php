@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\LoopHeartbeat;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
@@ -49,6 +50,9 @@ final class Master
     private readonly MasterMetrics $metrics;
     private ?AdminService $admin = null;
     private readonly ?JobSupervisor $jobs;
+    /** Null when --block-threshold is 0, in the legacy mode (its scripts block by design), or without FFI. */
+    private readonly ?BlockWatch $blocks;
+    private readonly int $tickMicroseconds;
 
     public function __construct(
         private readonly MasterConfig $config,
@@ -60,6 +64,8 @@ final class Master
         $this->started = \microtime(true);
         $this->metrics = new MasterMetrics($this->started);
         $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
+        $this->blocks = $config->legacy ? null : BlockWatch::create($config->blockThreshold);
+        $this->tickMicroseconds = $this->blocks === null ? self::TICK_MICROSECONDS : (int) ($this->blocks->tickSeconds() * 1e6);
     }
 
     /**
@@ -117,6 +123,7 @@ final class Master
             $this->reap();
             $now = \microtime(true);
             $this->enforceDeadlines($now);
+            $this->askBlockedWorkersForTheirStack();
             $this->superviseJobWorkers($now);
             if ($this->phase === MasterPhase::Stopping && $this->workers === [] && ($this->jobs === null || $this->jobs->isStopped())) {
                 return;
@@ -136,7 +143,7 @@ final class Master
             }
         }
         if ($channels === []) {
-            $signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, self::TICK_MICROSECONDS * 1000);
+            $signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, $this->tickMicroseconds * 1000);
             if (\is_int($signal) && $signal > 0) {
                 $this->handleSignal($signal);
             }
@@ -144,7 +151,7 @@ final class Master
             return;
         }
         $write = $except = null;
-        @\stream_select($channels, $write, $except, 0, self::TICK_MICROSECONDS);
+        @\stream_select($channels, $write, $except, 0, $this->tickMicroseconds);
     }
 
     private function readChannels(): void
@@ -336,6 +343,7 @@ final class Master
             }
             $worker->closeChannel();
             unset($this->workers[$pid]);
+            $this->blocks?->release($pid);
             $this->statusDirty = true;
             $this->workerExited($worker, self::describeExit($status));
         }
@@ -413,6 +421,17 @@ final class Master
         }
     }
 
+    /** Signals each worker whose loop has been held past --block-threshold: it logs the stack of what holds it. */
+    private function askBlockedWorkersForTheirStack(): void
+    {
+        if ($this->blocks === null) {
+            return;
+        }
+        foreach ($this->blocks->overThreshold(\hrtime(true)) as $pid) {
+            $this->workers[$pid]?->signal(BlockWatch::SIGNAL);
+        }
+    }
+
     private function spawn(int $generation): void
     {
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
@@ -422,6 +441,7 @@ final class Master
 
             return;
         }
+        $slot = $this->blocks?->freeSlot();
         $pid = \pcntl_fork();
         if ($pid === -1) {
             \fclose($pair[0]);
@@ -433,9 +453,12 @@ final class Master
         }
         if ($pid === 0) {
             \fclose($pair[0]);
-            $this->becomeWorker($pair[1]);
+            $this->becomeWorker($pair[1], $slot === null ? null : $this->blocks?->heartbeat($slot));
         }
         \fclose($pair[1]);
+        if ($slot !== null) {
+            $this->blocks?->assign($pid, $slot);
+        }
         \stream_set_blocking($pair[0], false);
         $this->workers[$pid] = new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
         $this->metrics->workerStarts++;
@@ -447,7 +470,7 @@ final class Master
      *
      * @param resource $channel
      */
-    private function becomeWorker($channel): never
+    private function becomeWorker($channel, ?LoopHeartbeat $heartbeat): never
     {
         $this->jobs?->forgetInChild();
         foreach ($this->workers as $sibling) {
@@ -461,7 +484,7 @@ final class Master
         \assert($listener !== null);
         $code = 1;
         try {
-            $code = (new Worker($this->config, $listener, new WorkerChannel($channel), $this->logger))->run();
+            $code = (new Worker($this->config, $listener, new WorkerChannel($channel), $this->logger, $heartbeat))->run();
         } catch (GlobalScopeHandoffException $handoff) {
             throw $handoff; // the legacy mode: on to bin/bobbin's global scope
         } catch (\Throwable $error) {

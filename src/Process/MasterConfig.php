@@ -29,9 +29,14 @@ final readonly class MasterConfig
         public string $admin = '',
         /** Job workers beside the HTTP workers (--job-workers); null: tasks run in the HTTP workers themselves. */
         public ?JobPoolConfig $jobs = null,
+        /** Seconds one fiber or callback may hold a worker's loop before the worker logs it with its stack (--block-threshold; 0: off). */
+        public float $blockThreshold = 0.1,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');
+        }
+        if (!\is_finite($blockThreshold) || $blockThreshold < 0.0) {
+            throw new \InvalidArgumentException('--block-threshold must be 0 (off) or a number of seconds above 0');
         }
     }
 

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\BlockProbe;
+use Bobbin\Async\LoopHeartbeat;
 use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
@@ -37,6 +39,8 @@ final class Worker
         private $listener,
         private readonly WorkerChannel $channel,
         private readonly LoggerInterface $logger,
+        /** The master's view of this worker's loop (BlockWatch); null: no blocking-call detection. */
+        private readonly ?LoopHeartbeat $heartbeat = null,
     ) {
         $this->started = \microtime(true);
     }
@@ -116,6 +120,9 @@ final class Worker
                 $this->channel->send(WorkerMessage::metrics($message->int('id'), $families));
             }
         });
+        if ($legacy === null) {
+            $this->detectBlockingCalls($server, $registry);
+        }
         $requestLimit = $this->config->recycle->requestLimitForOneWorker();
         if ($requestLimit > 0) {
             $server->setRequestLimit($requestLimit, fn () => $this->retire(\sprintf('served %d requests', $requestLimit)));
@@ -144,6 +151,25 @@ final class Worker
         if ($jobs !== null) {
             Jobs::install(Jobs::localPool($jobs->socketPath, $jobs->client));
         }
+    }
+
+    /**
+     * Lets the master see this worker's loop (a heartbeat in shared memory) and answers its
+     * signal, sent when one fiber or callback holds the loop past --block-threshold, with a
+     * warning naming the request and the stack of the code (BlockProbe, BlockReporter).
+     */
+    private function detectBlockingCalls(Server $server, Registry $registry): void
+    {
+        if ($this->heartbeat === null || !Async::setLoopHeartbeat($this->heartbeat)) {
+            return;
+        }
+        $reporter = new BlockReporter($this->logger, $server->requestRunningIn(...), $this->config->blockThreshold);
+        if (!BlockProbe::install(BlockWatch::SIGNAL, $reporter->report(...))) {
+            Async::setLoopHeartbeat(null);
+
+            return;
+        }
+        $registry->add($reporter);
     }
 
     /** After the last request: stop reporting and say goodbye to the master; the exit code. */

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Async\Loop;
 
+use Bobbin\Async\LoopHeartbeat;
 use Revolt\EventLoop\CallbackType;
 use Revolt\EventLoop\Driver;
 use Revolt\EventLoop\Suspension;
@@ -263,6 +264,15 @@ final class BobbinDriver implements Driver
         return $this->registry->add(CallbackType::Writable, $closure, $stream);
     }
 
+    /**
+     * hrtime (ns) since when the fiber or callback running now has held the loop (or since the
+     * loop came back from its last poll); 0 while the loop waits.
+     */
+    public function heldSince(): int
+    {
+        return $this->scheduler->runningSince;
+    }
+
     public function onSignal(int $signal, \Closure $closure): string
     {
         if (!\function_exists('pcntl_signal')) {
@@ -404,6 +414,7 @@ final class BobbinDriver implements Driver
         }
 
         $this->heartbeat?->idle();
+        $this->scheduler->runningSince = 0;
         if ($this->streams->watched > 0) {
             if ($this->lastPollWasSmall && $timeout !== 0.0) {
                 // Poll batching: let a few more events arrive, then take them in one poll.
@@ -425,7 +436,8 @@ final class BobbinDriver implements Driver
         }
 
         $this->polledAt = \microtime(true);
-        $this->heartbeat?->busy();
+        $this->scheduler->runningSince = $now = \hrtime(true);
+        $this->heartbeat?->busy($now);
         if ($registry->signalWatches !== []) {
             $registry->queueSignals();
         }

@@ -165,13 +165,16 @@ final class CallbackRegistry
         if ($this->caughtSignals === []) {
             return false;
         }
-        foreach ($this->caughtSignals as $signal) {
+        // Taken before the loop: with pcntl_async_signals() on (BlockProbe), the handler may
+        // append to the list at any call in between.
+        $caught = $this->caughtSignals;
+        $this->caughtSignals = [];
+        foreach ($caught as $signal) {
             foreach ($this->signalWatches[$signal] ?? [] as $watch) {
                 $watch->invokable = true;
                 $this->scheduler->callbacks[] = $watch;
             }
         }
-        $this->caughtSignals = [];
 
         return true;
     }

@@ -40,6 +40,12 @@ final class FiberScheduler
     public ?\Fiber $resumedFiber = null;
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     public ?\Fiber $callbackFiber = null;
+    /**
+     * hrtime (ns) when the loop last handed control to a fiber, a callback or a microtask, or
+     * came back from a poll; 0 while it waits. How long that code has held the loop, for
+     * BlockProbe. One hrtime() per hand-over: that is what the loop can afford.
+     */
+    public int $runningSince = 0;
     /** @var (\Closure(): mixed)|null handed to {main} when the loop fiber next yields */
     public ?\Closure $interrupt = null;
     public ?\Closure $errorHandler = null;
@@ -289,6 +295,7 @@ final class FiberScheduler
                     $watch = $this->callbacks[$this->callbackHead];
                     unset($this->callbacks[$this->callbackHead]);
                     $this->callbackHead++;
+                    $this->runningSince = \hrtime(true);
                     try {
                         $invoke($watch);
                     } catch (\Throwable $exception) {
@@ -322,6 +329,7 @@ final class FiberScheduler
         }
         $outer = $this->resumedFiber;
         $this->resumedFiber = $fiber;
+        $this->runningSince = \hrtime(true);
         try {
             if ($entry[0] === self::RESUME) {
                 $fiber->resume($entry[2]);
@@ -341,6 +349,7 @@ final class FiberScheduler
     private function runMicrotask(mixed $closure, array $args): void
     {
         \assert($closure instanceof \Closure);
+        $this->runningSince = \hrtime(true);
         try {
             $closure(...$args);
         } catch (\Throwable $exception) {

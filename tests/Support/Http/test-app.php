@@ -8,6 +8,7 @@ declare(strict_types=1);
  *   /echo            the request body back, with its Content-Type
  *   /slow?ms=N       answers after N ms (a fiber wait, other requests go on)
  *   /block?ms=N      blocks the whole worker for N ms (usleep), then answers
+ *   /spin?ms=N       holds the worker's CPU for N ms (a loop that never yields), then answers
  *   /throw           the handler throws
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
@@ -54,6 +55,12 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             \usleep(((int) ($query['ms'] ?? 100)) * 1000); // blocking on purpose: what the watchdog must see
 
             return new Response(200, ['Content-Type' => 'text/plain'], 'blocked');
+        case '/spin':
+            $until = \hrtime(true) + ((int) ($query['ms'] ?? 100)) * 1_000_000;
+            while (\hrtime(true) < $until) { // spinning on purpose: what the watchdog must see
+            }
+
+            return new Response(200, ['Content-Type' => 'text/plain'], 'spun');
         case '/throw':
             throw new \RuntimeException('secret detail that must not reach the client');
         case '/stream':

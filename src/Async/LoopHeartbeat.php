@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Async\Loop;
+namespace Bobbin\Async;
 
 /**
  * Told by BobbinDriver when its loop goes to wait (idle()) and when it comes back to run code
@@ -13,5 +13,6 @@ interface LoopHeartbeat
 {
     public function idle(): void;
 
-    public function busy(): void;
+    /** @param int $since hrtime(true) of the loop's return */
+    public function busy(int $since): void;
 }
