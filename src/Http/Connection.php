@@ -66,10 +66,14 @@ final class Connection
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
     private ?FormData $form = null;
-    /** The loop watch that notices the client hanging up while its request is handled. */
-    private ?string $hangUpWatch = null;
+    /**
+     * Something waits on the handled request's cancellation (a database statement): the sweeper
+     * then checks whether the client hung up (checkForHangUp()). Per-request loop watches cost
+     * every request a registration; a check per sweep costs only the long ones.
+     */
+    private bool $hangUpMatters = false;
     /** @var Closure(): void */
-    private readonly Closure $watchForHangUp;
+    private readonly Closure $noteThatHangUpMatters;
     /** @var Closure(string): void writeOrFail(), made once */
     private readonly Closure $writeOrFail;
     /**
@@ -98,7 +102,7 @@ final class Connection
         $now = \microtime(true);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
-        $this->watchForHangUp = $this->watchForHangUp(...);
+        $this->noteThatHangUpMatters = $this->noteThatHangUpMatters(...);
         $this->writeOrFail = $this->writeOrFail(...);
     }
 
@@ -220,10 +224,6 @@ final class Connection
             return;
         }
         $this->closed = true;
-        if ($this->hangUpWatch !== null) {
-            Async::cancelWatch($this->hangUpWatch);
-            $this->hangUpWatch = null;
-        }
         $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
         $this->watcher->close();
         @\fclose($this->socket);
@@ -306,7 +306,7 @@ final class Connection
             $this->deadline = $now + $config->requestTimeout;
             $this->head = $head;
             $this->requestId = $requestId;
-            $this->cancellation = $cancellation = new CancellationSource($this->watchForHangUp);
+            $this->cancellation = $cancellation = new CancellationSource($this->noteThatHangUpMatters);
             try {
                 [$request, $this->form] = $context->requestBuilder->build(
                     $head,
@@ -347,10 +347,7 @@ final class Connection
                 $this->form->removeTemporaryFiles();
                 $this->form = null;
             }
-            if ($this->hangUpWatch !== null) {
-                Async::cancelWatch($this->hangUpWatch);
-                $this->hangUpWatch = null;
-            }
+            $this->hangUpMatters = false;
             if ($this->closed) {
                 // The request timed out and was answered with 503, or its client left: the late
                 // result has nobody to go to.
@@ -412,23 +409,20 @@ final class Connection
      * Starts watching for the client hanging up, once something waits on the request's
      * cancellation: a request whose handler waits for nothing costs no watch.
      */
-    private function watchForHangUp(): void
+    private function noteThatHangUpMatters(): void
     {
-        if ($this->hangUpWatch === null && !$this->closed && $this->phase === ConnectionPhase::Handling) {
-            $this->hangUpWatch = Async::watchReadable($this->socket, $this->checkHangUp(...));
-        }
+        $this->hangUpMatters = true;
     }
 
     /**
-     * The socket turned readable while the request is handled: either the client closed it (end
-     * of stream), or it sent its next request early. Only the first cancels the request (and
-     * closes the connection, as nginx does for a client that left); either ends the watch.
+     * Called by the sweeper: a client that hung up while its request is handled cancels the
+     * request (its statement on the database), when anything waits on that cancellation. Data
+     * the client sent meanwhile (a pipelined request) is not a hang-up.
      */
-    private function checkHangUp(): void
+    public function checkForHangUp(): void
     {
-        if ($this->hangUpWatch !== null) {
-            Async::cancelWatch($this->hangUpWatch);
-            $this->hangUpWatch = null;
+        if (!$this->hangUpMatters || $this->closed || $this->phase !== ConnectionPhase::Handling || !Async::isReadableNow($this->socket)) {
+            return;
         }
         $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);
         if ($peek === '' || $peek === false) {

@@ -140,7 +140,7 @@ final class OpenConnections
         return true;
     }
 
-    /** The sweeper's round: deadlines, the minimum data rate, and the report line when due. */
+    /** The sweeper's round: deadlines, clients that hung up on a handled request, the minimum data rate, and the report line when due. */
     public function sweep(float $now): void
     {
         $minRate = $this->minDataRate;
@@ -148,6 +148,10 @@ final class OpenConnections
         foreach ($this->open as $connection) {
             if ($connection->deadline < $now) {
                 $connection->expire();
+                continue;
+            }
+            if ($connection->phase === ConnectionPhase::Handling) {
+                $connection->checkForHangUp();
                 continue;
             }
             if ($minRate === 0 || $now - $connection->windowStart < $window) {
