@@ -22,6 +22,15 @@ final class Context
     public const CRUD_CLIENTS = 50;
     public const HELLO_CONNECTIONS = 50;
     public const HELLO_THREADS = 2;
+    /**
+     * Load generators. LOADGEN: bench/loadgen's bobbin-crud-load, one thread and one epoll loop
+     * for every connection, so requests reach the server in bursts. WRK_SPREAD: `wrk` with one
+     * thread per connection, so requests arrive spread out, one wake-up each, as real clients'
+     * do. WRK_T2: `wrk -t2`, the hello-world generator of earlier runs.
+     */
+    public const LOADGEN = 'loadgen';
+    public const WRK_SPREAD = 'wrk-t50';
+    public const WRK_T2 = 'wrk-t2';
 
     /** @var array<string, int> facts one experiment leaves for a later one (e.g. best pool size) */
     public array $facts = [];
@@ -180,16 +189,20 @@ final class Context
      *
      * @return array<string, array{float, string}>
      */
-    public function crudRun(Server $server, float $seconds, string $experiment, ?string $loadCpus): array
+    public function crudRun(Server $server, float $seconds, string $experiment, ?string $loadCpus, string $generator = self::LOADGEN): array
     {
         $this->database->resetCrudTable();
-        $command = $this->pinned($loadCpus, [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(),
-            '--connections=' . self::CRUD_CLIENTS, '--duration=' . (int) \ceil($seconds), '--timeout=10',
-            '--nonce=' . \uniqid('', false)]);
-        $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote(\array_slice($command, 0, -1))));
+        $nonce = \uniqid('', false);
+        $command = $this->pinned($loadCpus, $generator === self::WRK_SPREAD
+            ? ['wrk', '-t' . self::CRUD_CLIENTS, '-c' . self::CRUD_CLIENTS, '-d' . (int) \ceil($seconds) . 's', '--timeout', '10s',
+                '-s', $this->root() . '/bench/wrk/crud.lua', $server->baseUrl(), '--', $nonce]
+            : [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(), '--connections=' . self::CRUD_CLIENTS,
+                '--duration=' . (int) \ceil($seconds), '--timeout=10', '--nonce=' . $nonce]);
+        $shown = \array_values(\array_filter($command, static fn (string $arg): bool => !\str_contains($arg, $nonce)));
+        $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote($shown)));
         $metered = $this->meter->run($server, $command, $seconds + 30.0);
         if ($metered->load->exitCode !== 0 || !\str_contains($metered->load->stdout, 'RESULT ')) {
-            throw new \RuntimeException(\sprintf("bobbin-crud-load failed (exit %d):\n%s%s", $metered->load->exitCode, $metered->load->stdout, $metered->load->stderr));
+            throw new \RuntimeException(\sprintf("%s failed (exit %d):\n%s%s", $generator, $metered->load->exitCode, $metered->load->stdout, $metered->load->stderr));
         }
         $load = WrkResult::parse($metered->load->stdout);
         $cycles = \max(1.0, $load->get('cycles'));
@@ -252,15 +265,19 @@ final class Context
     }
 
     /**
-     * Keep-alive GETs with wrk and bench/wrk/plain.lua.
+     * Keep-alive GETs of $path from HELLO_CONNECTIONS connections: with wrk and bench/wrk/plain.lua
+     * (WRK_T2, WRK_SPREAD), or with bobbin-crud-load --path (LOADGEN).
      *
      * @return array<string, array{float, string}>
      */
-    public function plainRun(Server $server, string $path, float $seconds, string $experiment, ?string $loadCpus): array
+    public function plainRun(Server $server, string $path, float $seconds, string $experiment, ?string $loadCpus, string $generator = self::WRK_T2): array
     {
-        $command = $this->pinned($loadCpus, ['wrk', '-t' . self::HELLO_THREADS, '-c' . self::HELLO_CONNECTIONS,
-            '-d' . (int) \ceil($seconds) . 's', '--timeout', '10s', '-s', $this->root() . '/bench/wrk/plain.lua',
-            $server->baseUrl() . $path]);
+        $command = $this->pinned($loadCpus, $generator === self::LOADGEN
+            ? [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(), '--connections=' . self::HELLO_CONNECTIONS,
+                '--duration=' . (int) \ceil($seconds), '--timeout=10', '--path=' . $path]
+            : ['wrk', '-t' . ($generator === self::WRK_SPREAD ? self::HELLO_CONNECTIONS : self::HELLO_THREADS), '-c' . self::HELLO_CONNECTIONS,
+                '-d' . (int) \ceil($seconds) . 's', '--timeout', '10s', '-s', $this->root() . '/bench/wrk/plain.lua',
+                $server->baseUrl() . $path]);
         $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote($command)));
         $metered = $this->meter->run($server, $command, $seconds + 30.0);
         $wrk = WrkResult::parse($metered->load->stdout);

@@ -20,6 +20,7 @@ final class Database
 
     private bool $startedHere = false;
     private string $connectionString = '';
+    private ?string $tcpConnectionString = null;
 
     public function __construct(private readonly string $root)
     {
@@ -43,6 +44,17 @@ final class Database
     public function url(string $applicationName = 'bobbin-bench'): string
     {
         return $this->connectionString . ' application_name=' . $applicationName;
+    }
+
+    /**
+     * The same database over TCP loopback (127.0.0.1), as a database on another host is reached:
+     * what users of the aircraft API see, where the unix socket is a benchmark's luxury.
+     */
+    public function tcpUrl(string $applicationName = 'bobbin-bench'): string
+    {
+        $this->tcpConnectionString ??= \trim(Shell::run([$this->root . '/scripts/pg', 'url', '--tcp'])->stdout);
+
+        return $this->tcpConnectionString . ' application_name=' . $applicationName;
     }
 
     /** @return array<string, string> libpq parameters: host, port, dbname, user */

@@ -15,8 +15,9 @@ use Bobbin\Bench\Server\Server;
 /**
  * (2) CRUD cycles/s with 50 clients, the server on one core: Bobbin as shipped (opcache and the
  * tracing JIT), Bobbin with opcache alone, and the database ceiling (pgbench -M prepared, the
- * same statements and clients) measured in turns; then nginx + PHP-FPM with a connection per
- * request and with persistent connections, each at its best pm.max_children; then any peers.
+ * same statements and clients) measured in turns; then nginx + PHP-FPM running the aircraft app
+ * with a connection per request and with persistent connections, and the plain-PHP front
+ * controller (bench/fpm-plain, pg_pconnect), each at its best pm.max_children; then any peers.
  */
 final class CrudExperiment implements Experiment
 {
@@ -24,6 +25,9 @@ final class CrudExperiment implements Experiment
     public const PGBENCH_FROM_SERVER_CORE = 'pgbench-prepared-server-core';
     public const NAME = 'crud';
     public const POOL_MAX = 32;
+    /** nginx + PHP-FPM with bench/fpm-plain/index.php: the strongest FPM baseline. */
+    public const FPM_PLAIN = 'fpm-plain';
+    public const FPM_PLAIN_SCRIPT = 'bench/fpm-plain/index.php';
 
     public function name(): string
     {
@@ -41,7 +45,7 @@ final class CrudExperiment implements Experiment
         $points = \count($o->crudChildren());
         $sweep = $points === 1 ? 0 : $points * (\min(2, $o->warmupSeconds) + $o->sweepSeconds + 3);
 
-        return (4 + 2 + \count($o->peers)) * $measured + 2 * $sweep; // bobbin, no-jit, two pgbench placements; fpm twice
+        return (4 + 3 + \count($o->peers)) * $measured + 3 * $sweep; // bobbin, no-jit, two pgbench placements; three fpm
     }
 
     public function run(Context $context): void
@@ -77,6 +81,25 @@ final class CrudExperiment implements Experiment
                 $open > 0 ? 'persistent connections in effect' : 'none persistent: every request connected anew',
             ));
         }
+
+        $best = $this->bestChildren($context, self::FPM_PLAIN, true, self::FPM_PLAIN_SCRIPT);
+        $context->facts[self::FPM_PLAIN . '-children'] = $best;
+        $server = FpmServer::start($root, self::FPM_PLAIN, $best, true, Context::SERVER_CPU, [
+            'DATABASE_URL' => $context->database->url('bobbin-bench-' . self::FPM_PLAIN),
+        ], self::FPM_PLAIN_SCRIPT);
+        $context->results->command(self::NAME, $server->command());
+        try {
+            $this->measure($context, $server);
+        } finally {
+            $server->stop();
+        }
+        $context->results->add(new Sample(self::NAME, self::FPM_PLAIN, 'pm_max_children', 'children', 1, $best, false));
+        $context->results->note(self::NAME, \sprintf(
+            '%s: best pm.max_children = %d; the plain-PHP front controller %s (routing on REQUEST_URI, json_decode, pg_pconnect + pg_query_params, no framework, no Bobbin class).',
+            self::FPM_PLAIN,
+            $best,
+            self::FPM_PLAIN_SCRIPT,
+        ));
 
         foreach ($context->options->peers as $peer) {
             $this->measure($context, new ExternalServer($peer));
@@ -128,7 +151,7 @@ final class CrudExperiment implements Experiment
         $context->repeat(self::NAME, $server->name(), $this->crudRunOf($context, $server));
     }
 
-    private function bestChildren(Context $context, string $variant, bool $persistent): int
+    private function bestChildren(Context $context, string $variant, bool $persistent, ?string $frontController = null): int
     {
         $candidates = $context->options->crudChildren();
         if (\count($candidates) === 1) {
@@ -140,7 +163,7 @@ final class CrudExperiment implements Experiment
             $label = "$variant c=$children";
             $server = FpmServer::start($context->root(), $label, $children, $persistent, Context::SERVER_CPU, [
                 'DATABASE_URL' => $context->database->url('bobbin-bench-sweep'),
-            ]);
+            ], $frontController);
             try {
                 $rate = $context->sweepOnce(
                     self::NAME,

@@ -9,10 +9,14 @@ use Bobbin\Bench\Options;
 use Bobbin\Bench\Sample;
 use Bobbin\Bench\Server\BobbinServer;
 use Bobbin\Bench\Server\FpmServer;
+use Bobbin\Bench\Server\Server;
 
 /**
  * (3) hello-world keep-alive requests/s with 50 connections and CPU µs per request: the same
- * examples/hello.php under Bobbin and, through bench/fpm/hello.php, under nginx + PHP-FPM.
+ * examples/hello.php under Bobbin and, through bench/fpm/hello.php, under nginx + PHP-FPM. Each
+ * server under three load generators, in turns: `wrk -t2` (the figure of earlier runs), `wrk
+ * -t50` (a thread per connection: requests spread out, as real clients send them) and
+ * bobbin-crud-load --path (one epoll thread: requests in bursts).
  */
 final class HelloExperiment implements Experiment
 {
@@ -30,7 +34,7 @@ final class HelloExperiment implements Experiment
 
     public function estimateSeconds(Options $o): float
     {
-        $measured = $o->warmupSeconds + $o->repetitions * $o->durationSeconds + 4;
+        $measured = 3 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 2)) + 4;
 
         $points = \count($o->helloChildren());
 
@@ -44,7 +48,7 @@ final class HelloExperiment implements Experiment
         $server = BobbinServer::start($root, 'bobbin', 'examples/hello.php', Context::SERVER_CPU, 1, [], '/');
         $context->results->command(self::NAME, $server->command());
         try {
-            $context->repeat(self::NAME, 'bobbin', static fn (float $s): array => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU));
+            $context->repeatInTurns(self::turns($context, $server));
         } finally {
             $server->stop();
         }
@@ -67,12 +71,35 @@ final class HelloExperiment implements Experiment
         $server = FpmServer::start($root, 'fpm', $best, false, Context::SERVER_CPU, [], 'bench/fpm/hello.php');
         $context->results->command(self::NAME, $server->command());
         try {
-            $context->repeat(self::NAME, 'fpm', static fn (float $s): array => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU));
+            $context->repeatInTurns(self::turns($context, $server));
         } finally {
             $server->stop();
         }
         $context->facts['hello-fpm-children'] = $best;
         $context->results->add(new Sample(self::NAME, 'fpm', 'pm_max_children', 'children', 1, $best, false));
         $context->results->note(self::NAME, "fpm: best pm.max_children = $best (front controller bench/fpm/hello.php).");
+        $context->results->note(self::NAME, \sprintf(
+            'Load generators: "bobbin" and "fpm" rows `wrk -t2 -c50` (as in earlier runs); "%s" rows `wrk -t50 -c50` (a thread per connection: requests arrive spread out, a wake-up each); "%s" rows bobbin-crud-load --path=/ with 50 connections (one epoll thread: requests arrive in bursts). Measured in turns per server.',
+            Context::WRK_SPREAD,
+            Context::LOADGEN,
+        ));
+    }
+
+    /** The variant's name under $generator: the server's own name for wrk -t2 (continuity with earlier runs). */
+    public static function variant(string $server, string $generator): string
+    {
+        return $generator === Context::WRK_T2 ? $server : $server . ' ' . $generator;
+    }
+
+    /** @return list<array{string, string, \Closure(float): array<string, array{float, string}>}> */
+    private static function turns(Context $context, Server $server): array
+    {
+        $turns = [];
+        foreach ([Context::WRK_T2, Context::WRK_SPREAD, Context::LOADGEN] as $generator) {
+            $turns[] = [self::NAME, self::variant($server->name(), $generator),
+                static fn (float $s): array => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU, $generator)];
+        }
+
+        return $turns;
     }
 }

@@ -26,6 +26,10 @@ final class MarkdownReport
             'p99_ms' => 'p99 ms', 'memory_mb' => 'memory MiB', 'peak_pss_mb' => 'peak PSS MiB', 'failed_cycles' => 'failed cycles',
             'socket_errors' => 'socket errors', 'pm_max_children' => 'pm.max_children',
             'pg_connections_after' => 'PG connections open after the run'],
+        'crud-tcp' => ['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'server CPU µs / CRUD',
+            'server_core_busy' => 'server CPU busy %', 'load_cpu_us_per_crud' => 'load generator CPU µs / CRUD',
+            'cpu1_busy' => 'CPU ' . Context::LOAD_CPU . ' (PostgreSQL + load generator) busy %', 'p50_ms' => 'p50 ms',
+            'p99_ms' => 'p99 ms', 'memory_mb' => 'memory MiB', 'failed_cycles' => 'failed cycles', 'socket_errors' => 'socket errors'],
         'hello' => ['req_per_s' => 'req/s', 'cpu_us_per_req' => 'server CPU µs / req', 'server_core_busy' => 'server CPU busy %', 'p50_ms' => 'p50 ms',
             'p99_ms' => 'p99 ms', 'memory_mb' => 'memory MiB', 'peak_pss_mb' => 'peak PSS MiB', 'errors' => 'errors', 'pm_max_children' => 'pm.max_children'],
         'workers' => ['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'server CPU µs / CRUD',
@@ -70,7 +74,7 @@ final class MarkdownReport
         $md[] = '';
         $md[] = '## Targets';
         $md[] = '';
-        $md[] = 'The performance targets of issues 3, 5 and 6, judged on this run\'s medians. "noisy" means the machine was busier than ' . (int) ($i->noiseThreshold * 100) . ' % before one of the measurements involved.';
+        $md[] = 'The performance targets of issues 3, 5, 6 and 20, judged on this run\'s medians. "noisy" means the machine was busier than ' . (int) ($i->noiseThreshold * 100) . ' % before one of the measurements involved.';
         $md[] = '';
         $md[] = '| area | target | this run | verdict |';
         $md[] = '|---|---|---|---|';
@@ -158,14 +162,20 @@ final class MarkdownReport
         $r = $this->results;
         $rows = [];
         $pairs = [
-            ['CRUD/s (50 clients, one core)', 'crud', 'crud_per_s', ['bobbin', 'fpm', 'fpm-persistent']],
-            ['server CPU µs per CRUD', 'crud', 'cpu_us_per_crud', ['bobbin', 'fpm', 'fpm-persistent']],
-            ['memory MiB (each page once), CRUD', 'crud', 'memory_mb', ['bobbin', 'fpm', 'fpm-persistent']],
-            ['peak PSS MiB, CRUD', 'crud', 'peak_pss_mb', ['bobbin', 'fpm', 'fpm-persistent']],
-            ['hello-world req/s', 'hello', 'req_per_s', ['bobbin', 'fpm', null]],
-            ['server CPU µs per hello request', 'hello', 'cpu_us_per_req', ['bobbin', 'fpm', null]],
-            ['10 × /sleep, wall s', 'sleep', 'wall_s_10', ['bobbin', 'fpm', null]],
-            ['100 × /sleep, wall s', 'sleep', 'wall_s_100', ['bobbin', 'fpm', null]],
+            ['CRUD/s (50 clients, one core; PG unix socket, bobbin-crud-load)', 'crud', 'crud_per_s', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
+            ['server CPU µs per CRUD (same)', 'crud', 'cpu_us_per_crud', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
+            ['CRUD/s (PG over TCP, wrk -t50 -c50: as users see it)', 'crud-tcp', 'crud_per_s', ['bobbin wrk-t50', null, null, 'fpm-plain wrk-t50']],
+            ['server CPU µs per CRUD (same)', 'crud-tcp', 'cpu_us_per_crud', ['bobbin wrk-t50', null, null, 'fpm-plain wrk-t50']],
+            ['CRUD/s (PG over TCP, bobbin-crud-load)', 'crud-tcp', 'crud_per_s', ['bobbin loadgen', null, null, 'fpm-plain loadgen']],
+            ['server CPU µs per CRUD (same)', 'crud-tcp', 'cpu_us_per_crud', ['bobbin loadgen', null, null, 'fpm-plain loadgen']],
+            ['memory MiB (each page once), CRUD', 'crud', 'memory_mb', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
+            ['peak PSS MiB, CRUD', 'crud', 'peak_pss_mb', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
+            ['hello-world req/s (wrk -t2 -c50)', 'hello', 'req_per_s', ['bobbin', null, null, 'fpm']],
+            ['server CPU µs per hello request (wrk -t2 -c50)', 'hello', 'cpu_us_per_req', ['bobbin', null, null, 'fpm']],
+            ['server CPU µs per hello request (wrk -t50 -c50: spread out)', 'hello', 'cpu_us_per_req', ['bobbin wrk-t50', null, null, 'fpm wrk-t50']],
+            ['server CPU µs per hello request (bobbin-crud-load: bursts)', 'hello', 'cpu_us_per_req', ['bobbin loadgen', null, null, 'fpm loadgen']],
+            ['10 × /sleep, wall s', 'sleep', 'wall_s_10', ['bobbin', 'fpm', null, null]],
+            ['100 × /sleep, wall s', 'sleep', 'wall_s_100', ['bobbin', 'fpm', null, null]],
         ];
         foreach ($pairs as [$label, $exp, $metric, $variants]) {
             $cells = [];
@@ -184,7 +194,35 @@ final class MarkdownReport
             return [];
         }
 
-        return ['## Headline (medians, min–max in parentheses)', '', '| | Bobbin | nginx + FPM | nginx + FPM, pg_pconnect |', '|---|---|---|---|', ...$rows, ''];
+        $ratios = [];
+        foreach ([
+            ['CRUD/s, PG over TCP, wrk -t50 (spread out)', 'crud-tcp', 'crud_per_s', 'bobbin wrk-t50', 'fpm-plain wrk-t50'],
+            ['server CPU per CRUD, PG over TCP, wrk -t50 (spread out)', 'crud-tcp', 'cpu_us_per_crud', 'bobbin wrk-t50', 'fpm-plain wrk-t50'],
+            ['CRUD/s, PG over TCP, bobbin-crud-load (bursts)', 'crud-tcp', 'crud_per_s', 'bobbin loadgen', 'fpm-plain loadgen'],
+            ['server CPU per CRUD, PG over TCP, bobbin-crud-load (bursts)', 'crud-tcp', 'cpu_us_per_crud', 'bobbin loadgen', 'fpm-plain loadgen'],
+            ['CRUD/s, PG unix socket, bobbin-crud-load', 'crud', 'crud_per_s', 'bobbin', 'fpm-plain'],
+            ['server CPU per CRUD, PG unix socket, bobbin-crud-load', 'crud', 'cpu_us_per_crud', 'bobbin', 'fpm-plain'],
+            ['memory (each page once), CRUD', 'crud', 'memory_mb', 'bobbin', 'fpm-plain'],
+            ['server CPU per hello request, wrk -t50 (spread out)', 'hello', 'cpu_us_per_req', 'bobbin wrk-t50', 'fpm wrk-t50'],
+            ['server CPU per hello request, bobbin-crud-load (bursts)', 'hello', 'cpu_us_per_req', 'bobbin loadgen', 'fpm loadgen'],
+            ['hello-world req/s, wrk -t2', 'hello', 'req_per_s', 'bobbin', 'fpm'],
+        ] as [$label, $exp, $metric, $a, $b]) {
+            $x = $r->summary($exp, $a, $metric);
+            $y = $r->summary($exp, $b, $metric);
+            if ($x !== null && $y !== null && $y->median != 0.0) {
+                $ratios[] = \sprintf('| %s | %s× (%s vs %s) |', $label, Summary::number($x->median / $y->median), Summary::number($x->median), Summary::number($y->median));
+            }
+        }
+        $ratioTable = $ratios === [] ? [] : [
+            'Headline ratios against the strongest FPM baseline: for CRUD the plain-PHP front controller (`bench/fpm-plain/index.php`: routing on `REQUEST_URI`, `pg_pconnect` + `pg_query_params`, no framework), not the aircraft app\'s FPM twin; for hello-world `bench/fpm/hello.php`. Which load generator and which PostgreSQL transport each figure comes from is in its row.',
+            '',
+            '| Bobbin / strongest FPM baseline (medians of this run) | |',
+            '|---|---|',
+            ...$ratios,
+            '',
+        ];
+
+        return ['## Headline (medians, min–max in parentheses)', '', ...$ratioTable, '| | Bobbin | nginx + FPM (aircraft app) | nginx + FPM (aircraft app), pg_pconnect | nginx + FPM, plain PHP, pg_pconnect |', '|---|---|---|---|---|', ...$rows, ''];
     }
 
     /** @return list<string> */
@@ -306,7 +344,7 @@ final class MarkdownReport
             case 'crud':
                 $servers = \array_values(\array_filter($r->variants('crud'), static fn (string $v): bool => !\str_starts_with($v, 'pgbench')));
                 foreach (\array_filter($servers, static fn (string $v): bool => \str_starts_with($v, 'bobbin')) as $bobbin) {
-                    foreach (['fpm', 'fpm-persistent'] as $fpm) {
+                    foreach (['fpm', 'fpm-persistent', CrudExperiment::FPM_PLAIN] as $fpm) {
                         foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'memory_mb' => 'memory', 'peak_pss_mb' => 'peak PSS', 'p99_ms' => 'p99 latency'] as $m => $label) {
                             $add("$bobbin / $fpm, $label", $r->summary('crud', $bobbin, $m), $r->summary('crud', $fpm, $m));
                         }
@@ -319,9 +357,21 @@ final class MarkdownReport
                     $add("$v / pgbench -M extended, CRUD/s", $r->summary('crud', $v, 'crud_per_s'), $r->summary('ceiling', 'pgbench-extended', 'crud_per_s'));
                 }
                 break;
+            case 'crud-tcp':
+                foreach ([Context::WRK_SPREAD, Context::LOADGEN] as $g) {
+                    foreach (['crud_per_s' => 'CRUD/s', 'cpu_us_per_crud' => 'CPU per CRUD', 'p99_ms' => 'p99 latency'] as $m => $label) {
+                        $add("bobbin $g / fpm-plain $g, $label", $r->summary('crud-tcp', "bobbin $g", $m), $r->summary('crud-tcp', "fpm-plain $g", $m));
+                    }
+                }
+                $add('bobbin wrk-t50 / bobbin loadgen, CPU per CRUD', $r->summary('crud-tcp', 'bobbin ' . Context::WRK_SPREAD, 'cpu_us_per_crud'), $r->summary('crud-tcp', 'bobbin ' . Context::LOADGEN, 'cpu_us_per_crud'));
+                break;
             case 'hello':
                 $add('Bobbin / fpm, req/s', $r->summary('hello', 'bobbin', 'req_per_s'), $r->summary('hello', 'fpm', 'req_per_s'));
                 $add('Bobbin / fpm, CPU per request', $r->summary('hello', 'bobbin', 'cpu_us_per_req'), $r->summary('hello', 'fpm', 'cpu_us_per_req'));
+                foreach ([Context::WRK_SPREAD, Context::LOADGEN] as $g) {
+                    $add("bobbin $g / fpm $g, req/s", $r->summary('hello', "bobbin $g", 'req_per_s'), $r->summary('hello', "fpm $g", 'req_per_s'));
+                    $add("bobbin $g / fpm $g, CPU per request", $r->summary('hello', "bobbin $g", 'cpu_us_per_req'), $r->summary('hello', "fpm $g", 'cpu_us_per_req'));
+                }
                 $add('Bobbin / fpm, memory', $r->summary('hello', 'bobbin', 'memory_mb'), $r->summary('hello', 'fpm', 'memory_mb'));
                 $add('Bobbin / fpm, peak PSS', $r->summary('hello', 'bobbin', 'peak_pss_mb'), $r->summary('hello', 'fpm', 'peak_pss_mb'));
                 break;

@@ -7,7 +7,7 @@ namespace Bobbin\Bench\Report;
 use Bobbin\Bench\Results;
 use Bobbin\Bench\Summary;
 
-/** The targets of issues 3, 5 and 6, judged on the medians of this one run. */
+/** The targets of issues 3, 5, 6 and 20, judged on the medians of this one run. */
 final class Targets
 {
     /** @return list<Target> */
@@ -27,6 +27,15 @@ final class Targets
             $r->summary('crud', 'bobbin', 'cpu_us_per_crud'), $r->summary('crud', 'fpm-persistent', 'cpu_us_per_crud'), static fn (float $x): bool => $x <= 0.25, $persistentCaveat);
         $targets[] = self::ratio('CRUD', 'memory (each page once) ≤ 1/2 of nginx + PHP-FPM with pg_pconnect',
             $r->summary('crud', 'bobbin', 'memory_mb'), $r->summary('crud', 'fpm-persistent', 'memory_mb'), static fn (float $x): bool => $x <= 0.5, $persistentCaveat);
+        // Issue 20: against the strongest FPM baseline, under both load generators.
+        foreach (['wrk-t50' => 'PG over TCP, wrk -t50 -c50 (spread out)', 'loadgen' => 'PG over TCP, bobbin-crud-load (bursts)'] as $g => $how) {
+            $targets[] = self::ratio('CRUD', "server CPU per CRUD ≤ 0.2 × nginx + PHP-FPM plain PHP with pg_pconnect, $how",
+                $r->summary('crud-tcp', "bobbin $g", 'cpu_us_per_crud'), $r->summary('crud-tcp', "fpm-plain $g", 'cpu_us_per_crud'), static fn (float $x): bool => $x <= 0.2);
+        }
+        foreach (['wrk-t50' => 'wrk -t50 -c50 (spread out)', 'loadgen' => 'bobbin-crud-load (bursts)'] as $g => $how) {
+            $targets[] = self::ratio('hello-world', "server CPU per plaintext request ≤ 0.06 × nginx + PHP-FPM, $how",
+                $r->summary('hello', "bobbin $g", 'cpu_us_per_req'), $r->summary('hello', "fpm $g", 'cpu_us_per_req'), static fn (float $x): bool => $x <= 0.06);
+        }
         $sleep = $r->summary('sleep', 'bobbin', 'wall_s_10');
         $failed = $r->summary('sleep', 'bobbin', 'failed_10');
         $targets[] = new Target(

@@ -121,7 +121,7 @@ final class BobbinServer implements Server
     {
         $shown = [];
         foreach ($env as $key => $value) {
-            $shown[] = $key . '=' . ($key === 'DATABASE_URL' ? '"$(scripts/pg url)"' : \escapeshellarg($value));
+            $shown[] = $key . '=' . ($key === 'DATABASE_URL' ? (\str_contains($value, 'host=127.0.0.1') ? '"$(scripts/pg url --tcp)"' : '"$(scripts/pg url)"') : \escapeshellarg($value));
         }
         $text = \implode(' ', $shown) . ' ' . Shell::quote($command);
 

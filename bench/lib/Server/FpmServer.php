@@ -52,7 +52,7 @@ final class FpmServer implements Server
         if ($result->exitCode !== 0) {
             throw new \RuntimeException("apps/aircraft/fpm/ctl start failed:\n" . $result->stderr);
         }
-        $shownEnv = isset($env['DATABASE_URL']) ? 'DATABASE_URL="$(scripts/pg url)" ' : '';
+        $shownEnv = !isset($env['DATABASE_URL']) ? '' : (\str_contains($env['DATABASE_URL'], 'host=127.0.0.1') ? 'DATABASE_URL="$(scripts/pg url --tcp)" ' : 'DATABASE_URL="$(scripts/pg url)" ');
         $command = $shownEnv . 'apps/aircraft/fpm/ctl ' . \str_replace($root . '/', '', Shell::quote($args));
 
         return new self($root, $name, $port, $command);
