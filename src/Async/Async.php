@@ -194,10 +194,27 @@ final class Async
     /**
      * Keeps $state per fiber from now on: saved when a fiber starts to wait, restored when it
      * continues (FiberLocalState). For state PHP or a library keeps per process.
+     *
+     * With $savedAfterChangesOnly, waits save it only after perFiberStateChanged() was called
+     * (by whatever changes that state): a wait then costs nothing while the state is untouched,
+     * as it is for nearly every request (no header() call). Otherwise every wait saves it.
      */
-    public static function keepPerFiber(FiberLocalState $state): void
+    public static function keepPerFiber(FiberLocalState $state, bool $savedAfterChangesOnly = false): void
     {
         Internal\FiberLocalStates::$states[] = $state;
+        if (!$savedAfterChangesOnly) {
+            Internal\FiberLocalStates::$everyWait = true;
+        }
+        Internal\FiberLocalStates::$pending = true;
+    }
+
+    /**
+     * Some state kept with keepPerFiber(..., savedAfterChangesOnly: true) has changed: the
+     * current fiber's next wait saves it.
+     */
+    public static function perFiberStateChanged(): void
+    {
+        Internal\FiberLocalStates::$pending = true;
     }
 
     /**

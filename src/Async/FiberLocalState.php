@@ -20,6 +20,6 @@ interface FiberLocalState
      */
     public function save(): mixed;
 
-    /** The fiber continues: put back what save() returned for it. */
+    /** The fiber continues: put back what save() returned for it (not called when that was null). */
     public function restore(mixed $saved): void;
 }

@@ -54,7 +54,7 @@ final class KeyedWaiters
             // The crowd's path: nothing to subscribe, no suspension object.
             $this->waiting[$key] = $fiber;
 
-            return FiberLocalStates::$states === [] ? \Fiber::suspend() : self::suspendKeepingState();
+            return FiberLocalStates::$pending ? self::suspendKeepingState() : \Fiber::suspend();
         }
         $cancellation?->throwIfRequested();
         $suspension = $fiber === null ? EventLoop::getSuspension() : null;
@@ -79,7 +79,7 @@ final class KeyedWaiters
     /** \Fiber::suspend() with the FiberLocalStates saved around it (as FiberSuspension does). */
     private static function suspendKeepingState(): mixed
     {
-        if (FiberLocalStates::$states === []) {
+        if (!FiberLocalStates::$pending) {
             return \Fiber::suspend();
         }
         $saved = FiberLocalStates::leave();

@@ -27,4 +27,20 @@ final readonly class FramedResponse
         public ?string $inlineBody = null,
     ) {
     }
+
+    /**
+     * The response's complete bytes when no body has to be streamed (none, an empty one, or
+     * one held inline): one write puts it all on the wire. Null when the body must be streamed.
+     */
+    public function wholeBytes(): ?string
+    {
+        if ($this->inlineBody !== null) {
+            return $this->head . $this->inlineBody;
+        }
+        if ($this->framing === BodyFraming::None || ($this->framing === BodyFraming::ContentLength && $this->length === 0)) {
+            return $this->head;
+        }
+
+        return null;
+    }
 }

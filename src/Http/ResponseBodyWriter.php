@@ -31,13 +31,9 @@ final class ResponseBodyWriter
     public function write(FramedResponse $framed, Closure $write): bool
     {
         $keepAlive = $framed->keepAlive;
-        if ($framed->framing === BodyFraming::None || ($framed->framing === BodyFraming::ContentLength && $framed->length === 0)) {
-            $write($framed->head);
-
-            return $keepAlive;
-        }
-        if ($framed->inlineBody !== null) {
-            $write($framed->head . $framed->inlineBody);
+        $whole = $framed->wholeBytes();
+        if ($whole !== null) {
+            $write($whole);
 
             return $keepAlive;
         }

@@ -47,7 +47,7 @@ final class FiberSuspension implements Suspension
         $this->pending = true;
         if ($fiber !== null) {
             $this->suspendedFiber = $fiber;
-            $saved = FiberLocalStates::$states === [] ? null : FiberLocalStates::leave();
+            $saved = FiberLocalStates::$pending ? FiberLocalStates::leave() : null;
             try {
                 $value = \Fiber::suspend();
             } catch (\Throwable $error) {

@@ -54,6 +54,7 @@ final class HeaderCapture
             // @phpstan-ignore property.notFound (a C variable of the FFI scope)
             $ffi->sapi_module->header_handler = static function (): int {
                 self::$dirty = true;
+                Async::perFiberStateChanged();
 
                 return self::SAPI_HEADER_ADD;
             };
@@ -61,7 +62,7 @@ final class HeaderCapture
             return self::$enabled = false;
         }
         \header_remove();
-        Async::keepPerFiber(new HeaderListPerFiber());
+        Async::keepPerFiber(new HeaderListPerFiber(), savedAfterChangesOnly: true);
         // The trampoline dies with the FFI scope when PHP shuts down, and PHP still touches
         // headers after the shutdown functions: hand the CLI no handler (keep every header) at
         // the very end — a shutdown function registered while they run comes after them all.

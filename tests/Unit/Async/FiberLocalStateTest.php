@@ -17,6 +17,7 @@ final class FiberLocalStateTest extends AsyncTestCase
 {
     /** What a library would keep per process: one "current user". */
     public static ?string $current = null;
+    public static int $saves = 0;
 
     protected function setUp(): void
     {
@@ -25,10 +26,16 @@ final class FiberLocalStateTest extends AsyncTestCase
             self::markTestSkipped('kept at the waits of Bobbin\'s own driver only');
         }
         self::$current = null;
-        FiberLocalStates::$states = [];
+        self::$saves = 0;
+        FiberLocalStates::forgetAll();
+    }
+
+    private static function keepCurrentPerFiber(bool $savedAfterChangesOnly = false): void
+    {
         Async::keepPerFiber(new class implements FiberLocalState {
             public function save(): mixed
             {
+                FiberLocalStateTest::$saves++;
                 $saved = FiberLocalStateTest::$current;
                 FiberLocalStateTest::$current = null;
 
@@ -38,26 +45,80 @@ final class FiberLocalStateTest extends AsyncTestCase
             public function restore(mixed $saved): void
             {
                 FiberLocalStateTest::$current = \is_string($saved) ? $saved : null;
+                if ($saved !== null) {
+                    Async::perFiberStateChanged();
+                }
             }
-        });
+        }, $savedAfterChangesOnly);
     }
 
     protected function tearDown(): void
     {
-        FiberLocalStates::$states = [];
+        FiberLocalStates::forgetAll();
         parent::tearDown();
     }
 
     public function testEachFiberSeesOnlyWhatItSetAcrossDelaysChannelsAndKeyedWaits(): void
+    {
+        self::keepCurrentPerFiber();
+        $this->runThreeFibersThatEachSetTheirOwnValue();
+    }
+
+    public function testStateSavedAfterChangesOnlyStillFollowsEachFiberWhenItsChangesAreSignalled(): void
+    {
+        self::keepCurrentPerFiber(savedAfterChangesOnly: true);
+        $this->runThreeFibersThatEachSetTheirOwnValue(signalChanges: true);
+    }
+
+    public function testStateSavedAfterChangesOnlyCostsWaitsNothingUntilItChanges(): void
+    {
+        self::keepCurrentPerFiber(savedAfterChangesOnly: true);
+        // A state just registered may hold something: the first wait of a fiber saves it.
+        Async::run(static function (): void {
+            Async::delay(0.001);
+        })->await();
+        self::$saves = 0;
+        Async::run(static function (): void {
+            Async::delay(0.001);
+        })->await();
+        Async::run(static function (): void {
+            Async::delay(0.001);
+        })->await();
+        $savesWhileUntouched = self::$saves;
+
+        Async::run(static function (): void {
+            FiberLocalStateTest::$current = 'ann';
+            Async::perFiberStateChanged();
+            Async::delay(0.001);
+        })->await();
+
+        self::assertSame(0, $savesWhileUntouched);
+        self::assertGreaterThanOrEqual(1, self::$saves);
+    }
+
+    public function testStateSavedAtEveryWaitIsSavedEvenWhenNothingSignalsAChange(): void
+    {
+        self::keepCurrentPerFiber();
+        Async::run(static function (): void {
+            Async::delay(0.001);
+        })->await();
+
+        self::assertGreaterThanOrEqual(1, self::$saves);
+    }
+
+    private function runThreeFibersThatEachSetTheirOwnValue(bool $signalChanges = false): void
     {
         $channel = new Channel(10);
         $waiters = new KeyedWaiters();
         $seen = [];
         $futures = [];
         foreach (['ann', 'bob', 'cy'] as $i => $name) {
-            $futures[] = Async::run(static function () use ($name, $i, $channel, $waiters, &$seen): void {
+            $futures[] = Async::run(static function () use ($name, $i, $channel, $waiters, $signalChanges, &$seen): void {
                 $seen[$name][] = FiberLocalStateTest::$current;
                 FiberLocalStateTest::$current = $name;
+                if ($signalChanges) {
+                    Async::perFiberStateChanged();
+                }
                 Async::delay(0.01 * (3 - $i));
                 $seen[$name][] = FiberLocalStateTest::$current;
                 $channel->receive();
@@ -66,8 +127,11 @@ final class FiberLocalStateTest extends AsyncTestCase
                 $seen[$name][] = FiberLocalStateTest::$current;
             });
         }
-        Async::run(static function () use ($channel, $waiters): void {
+        Async::run(static function () use ($channel, $waiters, $signalChanges): void {
             FiberLocalStateTest::$current = 'other';
+            if ($signalChanges) {
+                Async::perFiberStateChanged();
+            }
             for ($i = 0; $i < 3; $i++) {
                 $channel->send($i);
                 Async::delay(0.005);
