@@ -12,6 +12,8 @@ use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\Timer;
+use Bobbin\Metrics\Histogram;
+use Bobbin\Metrics\HistogramValue;
 
 /**
  * Connections shared by the fibers of one process, whatever the database. Grows lazily up to
@@ -38,12 +40,20 @@ final class Pool
     private float $maxWaitTime = 0.0;
     private bool $closed = false;
     private ?Timer $sweeper = null;
+    /** Waits of callers that found every connection taken (the others waited 0). */
+    private readonly Histogram $waits;
 
-    /** @param Connector<C> $connector */
+    /**
+     * @param Connector<C> $connector
+     * @param string $name the client and its target, password masked: the `pool` label of its metrics (PoolMetrics)
+     */
     public function __construct(
         private readonly Connector $connector,
         private readonly PoolSettings $settings,
+        string $name = '',
     ) {
+        $this->waits = new Histogram();
+        PoolMetrics::shared()->track($this, $name);
     }
 
     /**
@@ -159,6 +169,18 @@ final class Pool
         );
     }
 
+    /** How long acquisitions waited for a connection: those that found one at once count as 0. */
+    public function waitTimes(): HistogramValue
+    {
+        $waited = $this->waits->value();
+        $atOnce = $this->acquisitions - $waited->count;
+        if ($atOnce <= 0) {
+            return $waited;
+        }
+
+        return $waited->plus(new HistogramValue($waited->bounds, \array_fill(0, \count($waited->cumulative), $atOnce), 0.0, $atOnce));
+    }
+
     public function settings(): PoolSettings
     {
         return $this->settings;
@@ -253,6 +275,7 @@ final class Pool
         } finally {
             $timeout->dispose();
             $waited = \microtime(true) - $started;
+            $this->waits->observe($waited);
             $this->totalWaitTime += $waited;
             $this->maxWaitTime = \max($this->maxWaitTime, $waited);
         }

@@ -13,7 +13,9 @@ use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
+use Bobbin\Jobs\JobMetrics;
 use Bobbin\Metrics\ProcessCollector;
+use Bobbin\Pool\PoolMetrics;
 use Bobbin\Metrics\Registry;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Jobs\Jobs;
@@ -106,6 +108,8 @@ final class Worker
         $process = new ProcessCollector();
         $process->start();
         $registry->add($process);
+        $registry->add(PoolMetrics::shared());
+        $registry->add(new JobMetrics());
         $this->channel->listen(function () use ($server): void {
             if (!$server->isStopping()) {
                 $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);
