@@ -36,6 +36,7 @@ final class Pool
     private int $acquisitions = 0;
     private int $timeouts = 0;
     private int $discarded = 0;
+    private int $returnedInTransaction = 0;
     private float $totalWaitTime = 0.0;
     private float $maxWaitTime = 0.0;
     private bool $closed = false;
@@ -106,6 +107,9 @@ final class Pool
     public function release(object $connection): void
     {
         $ready = $this->connector->prepareForReuse($connection);
+        if ($ready !== null && $this->connector instanceof TransactionAwareConnector && $this->connector->isInTransaction($connection)) {
+            $this->returnedInTransaction++;
+        }
         if ($ready instanceof Future) {
             // Not reusable yet (a cancelled statement still draining, a session being reset):
             // it comes back once the connector is done with it.
@@ -166,6 +170,7 @@ final class Pool
             $this->discarded,
             $this->totalWaitTime,
             $this->maxWaitTime,
+            $this->returnedInTransaction,
         );
     }
 

@@ -42,6 +42,20 @@ final class PoolMetrics implements Collector
         $this->pools[$pool] = $seen === 1 ? $name : $name . ' #' . $seen;
     }
 
+    /**
+     * The open pools, by their label.
+     *
+     * @return iterable<string, Pool<object>>
+     */
+    public function pools(): iterable
+    {
+        foreach ($this->pools as $pool => $name) {
+            if (!$pool->isClosed()) {
+                yield $name => $pool;
+            }
+        }
+    }
+
     public function collect(): iterable
     {
         $connections = $max = $waiting = $waits = $acquisitions = $timeouts = $discarded = [];

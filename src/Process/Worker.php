@@ -14,6 +14,8 @@ use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
 use Bobbin\Jobs\JobMetrics;
+use Bobbin\Leaks\LeakDetectingHandler;
+use Bobbin\Leaks\LeakReporter;
 use Bobbin\Metrics\ProcessCollector;
 use Bobbin\Pool\PoolMetrics;
 use Bobbin\Metrics\Registry;
@@ -32,6 +34,7 @@ final class Worker
     private bool $retiring = false;
     private ?Server $server = null;
     private ?Timer $reporter = null;
+    private ?LeakReporter $leaks = null;
 
     /**
      * @param resource $listener the master's listening socket
@@ -81,6 +84,10 @@ final class Worker
 
                 return 1;
             }
+            if ($this->config->detectLeaks) {
+                $this->leaks = new LeakReporter($this->logger);
+                $handler = new LeakDetectingHandler($handler, $this->leaks);
+            }
         }
         $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
@@ -110,6 +117,9 @@ final class Worker
         $registry->add($process);
         $registry->add(PoolMetrics::shared());
         $registry->add(new JobMetrics());
+        if ($this->leaks !== null) {
+            $registry->add($this->leaks);
+        }
         $this->channel->listen(function () use ($server): void {
             if (!$server->isStopping()) {
                 $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);

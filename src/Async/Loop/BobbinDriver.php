@@ -327,6 +327,12 @@ final class BobbinDriver implements Driver
         return $this->registry->identifiers();
     }
 
+    /** The closure a callback runs (Async::loopCallbacks() tells where it was written). */
+    public function callbackClosure(string $callbackId): \Closure
+    {
+        return $this->registry->get($callbackId)->closure;
+    }
+
     public function getType(string $callbackId): CallbackType
     {
         return $this->registry->get($callbackId)->type;
