@@ -238,15 +238,19 @@ final class Async
     }
 
     /**
-     * When the loop last found what it is running now ready (microtime, seconds): the time a
+     * When the bytes the loop last found ready arrived (microtime, seconds): the time a
      * request's bytes were there, however long other code kept the loop busy before they were
-     * read. microtime(true) on drivers that do not tell.
+     * read. With $stream, a wait behind code that held the loop is counted too (BobbinDriver::
+     * arrivalTime()). microtime(true) on drivers that do not tell.
      */
-    public static function readyTime(): float
+    public static function readyTime(mixed $stream = null): float
     {
         $driver = EventLoop::getDriver();
+        if (!$driver instanceof BobbinDriver || $driver->polledAt <= 0.0) {
+            return \microtime(true);
+        }
 
-        return $driver instanceof BobbinDriver && $driver->polledAt > 0.0 ? $driver->polledAt : \microtime(true);
+        return $stream === null ? $driver->polledAt : $driver->arrivalTime($stream);
     }
 
     /** Sets the loop's heartbeat (BobbinDriver only; false elsewhere, where there is none). */
