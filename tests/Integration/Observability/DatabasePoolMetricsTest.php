@@ -58,7 +58,7 @@ final class DatabasePoolMetricsTest extends TestCase
 
         $status = \json_decode(HttpGet::fetch(self::$admin, '/status.json')['body'], true);
         self::assertIsArray($status);
-        self::assertSame((int) $idle, $status['pools'][$pool]['idle'] ?? null);
+        self::assertSame(['open' => (int) $idle, 'idle' => (int) $idle, 'inUse' => 0, 'waiting' => 0], $status['pools'][$pool] ?? null);
     }
 
     private static function value(string $metrics, string $name, string $pool, ?string $state = null): float
