@@ -27,6 +27,43 @@ final class Async
     }
 
     /**
+     * The loop's enabled callbacks, each with where the code it will run was written
+     * ("file:line"): through Bobbin's own wrappers (Timer, Signals, tasks) to the closure they
+     * wrap. '' where the driver cannot tell (Revolt's own drivers). For finding what a request
+     * left behind on the loop; not for hot paths.
+     *
+     * @return array<string, string> callback id => origin
+     */
+    public static function loopCallbacks(): array
+    {
+        $driver = EventLoop::getDriver();
+        $callbacks = [];
+        foreach ($driver->getIdentifiers() as $id) {
+            if ($driver->isEnabled($id)) {
+                $callbacks[$id] = $driver instanceof BobbinDriver ? self::originOf($driver->callbackClosure($id)) : '';
+            }
+        }
+
+        return $callbacks;
+    }
+
+    private static function originOf(Closure $closure, int $depth = 0): string
+    {
+        $function = new \ReflectionFunction($closure);
+        $file = (string) $function->getFileName();
+        if ($depth < 4 && (\str_starts_with($file, __DIR__ . '/') || \str_contains($file, '/revolt/event-loop/'))) {
+            // A wrapper of the loop's or of this package's: the closure it wraps is the one that tells.
+            foreach ($function->getStaticVariables() as $captured) {
+                if ($captured instanceof Closure) {
+                    return self::originOf($captured, $depth + 1);
+                }
+            }
+        }
+
+        return $file . ':' . (int) $function->getStartLine();
+    }
+
+    /**
      * Runs $task($args...) in its own fiber, starting on the next loop tick.
      *
      * $task is a plain Closure in the PHPDoc on purpose: PHPStan has no type for "a closure
@@ -218,15 +255,19 @@ final class Async
     }
 
     /**
-     * When the loop last found what it is running now ready (microtime, seconds): the time a
+     * When the bytes the loop last found ready arrived (microtime, seconds): the time a
      * request's bytes were there, however long other code kept the loop busy before they were
-     * read. microtime(true) on drivers that do not tell.
+     * read. With $stream, a wait behind code that held the loop is counted too (BobbinDriver::
+     * arrivalTime()). microtime(true) on drivers that do not tell.
      */
-    public static function readyTime(): float
+    public static function readyTime(mixed $stream = null): float
     {
         $driver = EventLoop::getDriver();
+        if (!$driver instanceof BobbinDriver || $driver->polledAt <= 0.0) {
+            return \microtime(true);
+        }
 
-        return $driver instanceof BobbinDriver && $driver->polledAt > 0.0 ? $driver->polledAt : \microtime(true);
+        return $stream === null ? $driver->polledAt : $driver->arrivalTime($stream);
     }
 
     /** Sets the loop's heartbeat (BobbinDriver only; false elsewhere, where there is none). */

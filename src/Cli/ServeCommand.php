@@ -18,6 +18,8 @@ use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\JobsConfig;
+use Bobbin\Leaks\LeakDetectingHandler;
+use Bobbin\Leaks\LeakReporter;
 use Bobbin\Process\AbruptEndReport;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
@@ -44,6 +46,7 @@ final class ServeCommand
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
         'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address)'],
         'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning with the request and the PHP stack of that code, once per request (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
+        'detect-leaks' => ['bool', 'false', 'after each request, compare the application\'s static properties, globals, ini settings, timezone, locale, output buffers, loop callbacks and database connections with before it, and log what a request left behind, once each; requests then run one at a time per worker (for development and staging; docs/OBSERVABILITY.md)'],
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
@@ -97,6 +100,10 @@ final class ServeCommand
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
         $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
         $legacy = self::flag('legacy', $options['legacy'] ?? false);
+        $detectLeaks = self::flag('detect-leaks', $options['detect-leaks'] ?? false);
+        if ($detectLeaks && $legacy) {
+            throw new UsageException('--detect-leaks watches an application object; a --legacy script starts afresh each request');
+        }
         $admin = (string) ($options['admin'] ?? '');
         $blockThreshold = self::seconds('block-threshold', $options['block-threshold'] ?? 0.1);
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
@@ -133,7 +140,7 @@ final class ServeCommand
             }
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold, detectLeaks: $detectLeaks), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).
@@ -148,6 +155,9 @@ final class ServeCommand
             \register_shutdown_function($legacyLoop->completeOnShutdown(...));
         } else {
             $handler = self::loadApplication($appFile);
+            if ($detectLeaks) {
+                $handler = new LeakDetectingHandler($handler, new LeakReporter($logger));
+            }
         }
 
         $server = new Server($config, $handler, $logger, null, $appFile);

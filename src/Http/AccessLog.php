@@ -12,8 +12,9 @@ namespace Bobbin\Http;
  *   common: 127.0.0.1 - - [25/Nov/2026:10:00:00 +0000] "GET /x HTTP/1.1" 200 13 0.000417 9f3c-1a
  *   json:   {"time":"2026-11-25T10:00:00.123Z","remote":"127.0.0.1","method":"GET",...}
  *
- * The duration runs from when the request's bytes were found ready (its connection's accept for
- * a first request) to its response written: time queued behind other work in the worker shows.
+ * The duration runs from when the request's bytes arrived (Async::readyTime(): the poll that
+ * found them, or after code held the loop, the kernel's receive time on TCP) to its response
+ * written: time queued behind other work in the worker shows.
  */
 final class AccessLog
 {

@@ -99,7 +99,7 @@ final class Connection
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
-        $now = \microtime(true);
+        $now = Async::readyTime($socket);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
         $this->noteThatHangUpMatters = $this->noteThatHangUpMatters(...);
@@ -390,7 +390,7 @@ final class Connection
                 return false;
             }
         }
-        $this->clock = Async::readyTime();
+        $this->clock = Async::readyTime($this->socket);
         if ($this->phase === ConnectionPhase::Idle) {
             $this->phase = ConnectionPhase::ReadingHead;
             $this->phaseSince = $this->windowStart = $this->clock;

@@ -31,7 +31,7 @@ final class ConnectionPool implements Executor
 
     public function __construct(private readonly PoolConfig $config)
     {
-        $this->pool = new Pool(new PoolConnector($config->connection, $this->killQuery(...)), $config->pool);
+        $this->pool = new Pool(new PoolConnector($config->connection, $this->killQuery(...)), $config->pool, 'mysql ' . $config->connection->describe());
     }
 
     /** @param array<int, mixed> $params */

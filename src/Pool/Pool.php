@@ -12,6 +12,8 @@ use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\Timer;
+use Bobbin\Metrics\Histogram;
+use Bobbin\Metrics\HistogramValue;
 
 /**
  * Connections shared by the fibers of one process, whatever the database. Grows lazily up to
@@ -34,16 +36,25 @@ final class Pool
     private int $acquisitions = 0;
     private int $timeouts = 0;
     private int $discarded = 0;
+    private int $returnedInTransaction = 0;
     private float $totalWaitTime = 0.0;
     private float $maxWaitTime = 0.0;
     private bool $closed = false;
     private ?Timer $sweeper = null;
+    /** Waits of callers that found every connection taken (the others waited 0). */
+    private readonly Histogram $waits;
 
-    /** @param Connector<C> $connector */
+    /**
+     * @param Connector<C> $connector
+     * @param string $name the client and its target, password masked: the `pool` label of its metrics (PoolMetrics)
+     */
     public function __construct(
         private readonly Connector $connector,
         private readonly PoolSettings $settings,
+        string $name = '',
     ) {
+        $this->waits = new Histogram();
+        PoolMetrics::shared()->track($this, $name);
     }
 
     /**
@@ -96,6 +107,9 @@ final class Pool
     public function release(object $connection): void
     {
         $ready = $this->connector->prepareForReuse($connection);
+        if ($ready !== null && $this->connector instanceof TransactionAwareConnector && $this->connector->isInTransaction($connection)) {
+            $this->returnedInTransaction++;
+        }
         if ($ready instanceof Future) {
             // Not reusable yet (a cancelled statement still draining, a session being reset):
             // it comes back once the connector is done with it.
@@ -156,7 +170,20 @@ final class Pool
             $this->discarded,
             $this->totalWaitTime,
             $this->maxWaitTime,
+            $this->returnedInTransaction,
         );
+    }
+
+    /** How long acquisitions waited for a connection: those that found one at once count as 0. */
+    public function waitTimes(): HistogramValue
+    {
+        $waited = $this->waits->value();
+        $atOnce = $this->acquisitions - $waited->count;
+        if ($atOnce <= 0) {
+            return $waited;
+        }
+
+        return $waited->plus(new HistogramValue($waited->bounds, \array_fill(0, \count($waited->cumulative), $atOnce), 0.0, $atOnce));
     }
 
     public function settings(): PoolSettings
@@ -253,6 +280,7 @@ final class Pool
         } finally {
             $timeout->dispose();
             $waited = \microtime(true) - $started;
+            $this->waits->observe($waited);
             $this->totalWaitTime += $waited;
             $this->maxWaitTime = \max($this->maxWaitTime, $waited);
         }

@@ -23,6 +23,8 @@ final class PoolStatistics
         /** Seconds callers spent waiting for a connection, in total and at most once. */
         public readonly float $totalWaitTime,
         public readonly float $maxWaitTime,
+        /** Connections given back inside a transaction nobody ended (a raw BEGIN): rolled back or closed by the client. */
+        public readonly int $returnedInTransaction = 0,
     ) {
     }
 }

@@ -30,7 +30,7 @@ final class ConnectionPool implements Executor
 
     public function __construct(private readonly PoolConfig $config)
     {
-        $this->pool = new Pool(new PoolConnector($config->connection, $this->cancelBackend(...)), $config->poolSettings());
+        $this->pool = new Pool(new PoolConnector($config->connection, $this->cancelBackend(...)), $config->poolSettings(), 'postgres ' . $config->connection->describe());
     }
 
     /** @param array<int, mixed> $params */

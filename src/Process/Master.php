@@ -228,6 +228,7 @@ final class Master
                 if ($worker->state === WorkerState::Ready || $worker->state === WorkerState::Retiring) {
                     // Not a crash: no restart delay, no warning; replaceMissingWorkers() starts another.
                     $worker->state = WorkerState::Draining;
+                    $worker->endReason = 'ended';
                     $this->statusDirty = true;
                     $this->logger->debug('Worker {pid} ends ({reason}); starting its replacement', [
                         'pid' => $worker->pid, 'reason' => $message->string('reason', 'asked to'),
@@ -277,7 +278,7 @@ final class Master
         // A replacement is serving: now the worker it replaces may drain.
         foreach ($this->workers as $other) {
             if ($other->state === WorkerState::Retiring && $other->generation === $worker->generation) {
-                $this->drain($other);
+                $this->drain($other, 'recycled');
 
                 return;
             }
@@ -310,7 +311,7 @@ final class Master
         $old = 0;
         foreach ($this->workers as $worker) {
             if ($worker->generation < $new && $worker->state !== WorkerState::Draining) {
-                $this->drain($worker);
+                $this->drain($worker, 'reloaded');
                 $old++;
             }
         }
@@ -324,7 +325,7 @@ final class Master
         $this->logger->error('Reload failed, the running workers stay: {reason}', ['reason' => $reason]);
         foreach ($this->workers as $worker) {
             if ($worker->generation === $this->pendingGeneration && $worker->state !== WorkerState::Draining) {
-                $this->drain($worker);
+                $this->drain($worker, 'reload_aborted');
             }
         }
         $this->pendingGeneration = null;
@@ -352,7 +353,7 @@ final class Master
     private function workerExited(WorkerHandle $worker, string $how): void
     {
         $expected = $this->phase === MasterPhase::Stopping || $worker->state === WorkerState::Draining;
-        $this->metrics->workerExited($expected ? 'replaced' : 'crashed');
+        $this->metrics->workerExited($expected ? ($worker->endReason !== '' ? $worker->endReason : 'stopped') : ($worker->bootError !== null ? 'boot_failed' : 'crashed'));
         if ($expected) {
             $this->logger->debug('Worker {pid} {how}', ['pid' => $worker->pid, 'how' => $how]);
 
@@ -493,9 +494,11 @@ final class Master
         exit($code);
     }
 
-    private function drain(WorkerHandle $worker): void
+    /** @param string $reason why it ends, the reason label of bobbin_worker_exits_total */
+    private function drain(WorkerHandle $worker, string $reason): void
     {
         $worker->state = WorkerState::Draining;
+        $worker->endReason = $reason;
         $worker->signal(\SIGTERM);
         $this->statusDirty = true;
     }
@@ -506,7 +509,7 @@ final class Master
         $this->pendingGeneration = null;
         foreach ($this->workers as $worker) {
             if ($worker->state !== WorkerState::Draining) {
-                $this->drain($worker);
+                $this->drain($worker, 'stopped');
             }
         }
         $this->stopDeadline = \microtime(true) + $deadlineSeconds;

@@ -31,6 +31,8 @@ final readonly class MasterConfig
         public ?JobPoolConfig $jobs = null,
         /** Seconds one fiber or callback may hold a worker's loop before the worker logs it with its stack (--block-threshold; 0: off). */
         public float $blockThreshold = 0.1,
+        /** Compare the process's state before and after each request and log what a request left behind (--detect-leaks). */
+        public bool $detectLeaks = false,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');

@@ -13,7 +13,11 @@ use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
+use Bobbin\Jobs\JobMetrics;
+use Bobbin\Leaks\LeakDetectingHandler;
+use Bobbin\Leaks\LeakReporter;
 use Bobbin\Metrics\ProcessCollector;
+use Bobbin\Pool\PoolMetrics;
 use Bobbin\Metrics\Registry;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Jobs\Jobs;
@@ -30,6 +34,7 @@ final class Worker
     private bool $retiring = false;
     private ?Server $server = null;
     private ?Timer $reporter = null;
+    private ?LeakReporter $leaks = null;
 
     /**
      * @param resource $listener the master's listening socket
@@ -79,6 +84,10 @@ final class Worker
 
                 return 1;
             }
+            if ($this->config->detectLeaks) {
+                $this->leaks = new LeakReporter($this->logger);
+                $handler = new LeakDetectingHandler($handler, $this->leaks);
+            }
         }
         $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
@@ -106,6 +115,11 @@ final class Worker
         $process = new ProcessCollector();
         $process->start();
         $registry->add($process);
+        $registry->add(PoolMetrics::shared());
+        $registry->add(new JobMetrics());
+        if ($this->leaks !== null) {
+            $registry->add($this->leaks);
+        }
         $this->channel->listen(function () use ($server): void {
             if (!$server->isStopping()) {
                 $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);

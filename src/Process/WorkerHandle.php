@@ -13,6 +13,8 @@ final class WorkerHandle
     /** What the worker said when it could not boot. */
     public ?string $bootError = null;
     public int $bootExitCode = 1;
+    /** Why the master ended it (recycled, reloaded, stopped, …); '' until it is told to end. */
+    public string $endReason = '';
     private string $buffer = '';
 
     /** @param resource $channel non-blocking */

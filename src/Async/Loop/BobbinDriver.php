@@ -38,7 +38,13 @@ final class BobbinDriver implements Driver
     private readonly StreamInterest $streams;
     private bool $lastPollWasSmall = false;
     /** When the last poll returned (microtime): when what it found ready was found. */
+    /** A stretch of work before a poll longer than this makes the poll's time too late for what it found. */
+    private const LATE_AFTER_SECONDS = 0.005;
+
     public float $polledAt = 0.0;
+    /** When the loop went to its last poll: [previous polledAt, idleAt] is the stretch of work before it. */
+    private float $idleAt = 0.0;
+    private float $previousPolledAt = 0.0;
     /** Told when the loop goes to wait and when it comes back (a watchdog of blocking code). */
     public ?LoopHeartbeat $heartbeat = null;
 
@@ -265,6 +271,22 @@ final class BobbinDriver implements Driver
     }
 
     /**
+     * When the bytes of $stream, found ready by the last poll, arrived (Unix time). After a
+     * short stretch of work that poll's time is exact enough; after a long one (code that held
+     * the loop) they may have waited through it: a TCP socket's kernel receive time says how
+     * long, elsewhere the stretch's start is the bound (an over-estimate of at most the stretch).
+     */
+    public function arrivalTime(mixed $stream): float
+    {
+        if ($this->idleAt - $this->previousPolledAt < self::LATE_AFTER_SECONDS || $this->previousPolledAt <= 0.0) {
+            return $this->polledAt;
+        }
+        $received = TcpArrival::of($stream);
+
+        return $received === null ? $this->previousPolledAt : \max($this->previousPolledAt, \min($this->polledAt, $received));
+    }
+
+    /**
      * hrtime (ns) since when the fiber or callback running now has held the loop (or since the
      * loop came back from its last poll); 0 while the loop waits.
      */
@@ -325,6 +347,12 @@ final class BobbinDriver implements Driver
     public function getIdentifiers(): array
     {
         return $this->registry->identifiers();
+    }
+
+    /** The closure a callback runs (Async::loopCallbacks() tells where it was written). */
+    public function callbackClosure(string $callbackId): \Closure
+    {
+        return $this->registry->get($callbackId)->closure;
     }
 
     public function getType(string $callbackId): CallbackType
@@ -415,6 +443,8 @@ final class BobbinDriver implements Driver
 
         $this->heartbeat?->idle();
         $this->scheduler->runningSince = 0;
+        $this->previousPolledAt = $this->polledAt;
+        $this->idleAt = \microtime(true);
         if ($this->streams->watched > 0) {
             if ($this->lastPollWasSmall && $timeout !== 0.0) {
                 // Poll batching: let a few more events arrive, then take them in one poll.

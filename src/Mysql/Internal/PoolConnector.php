@@ -11,7 +11,7 @@ use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Mysql\Connection;
 use Bobbin\Mysql\ConnectionConfig;
 use Bobbin\Mysql\ConnectionState;
-use Bobbin\Pool\Connector;
+use Bobbin\Pool\TransactionAwareConnector;
 use Closure;
 
 /**
@@ -21,9 +21,9 @@ use Closure;
  * COM_RESET_CONNECTION before the next borrower gets it.
  *
  * @internal
- * @implements Connector<Connection>
+ * @implements TransactionAwareConnector<Connection>
  */
-final class PoolConnector implements Connector
+final class PoolConnector implements TransactionAwareConnector
 {
     /** Bound of the reset of a dirty session before it goes back to the pool. */
     private const RESET_TIMEOUT = 5.0;
@@ -53,6 +53,11 @@ final class PoolConnector implements Connector
         $connection->ping();
 
         return true;
+    }
+
+    public function isInTransaction(object $connection): bool
+    {
+        return $connection->inTransaction();
     }
 
     public function prepareForReuse(object $connection): Future|false|null

@@ -7,7 +7,7 @@ namespace Bobbin\Postgres\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\Future;
-use Bobbin\Pool\Connector;
+use Bobbin\Pool\TransactionAwareConnector;
 use Bobbin\Postgres\Connection;
 use Bobbin\Postgres\ConnectionConfig;
 use Bobbin\Postgres\ConnectionState;
@@ -17,9 +17,9 @@ use Closure;
  * How the shared pool opens, checks and recycles PostgreSQL sessions.
  *
  * @internal
- * @implements Connector<Connection>
+ * @implements TransactionAwareConnector<Connection>
  */
-final class PoolConnector implements Connector
+final class PoolConnector implements TransactionAwareConnector
 {
     /** @param Closure(int): void $canceller how a pooled session's abandoned statement is cancelled */
     public function __construct(
@@ -46,6 +46,11 @@ final class PoolConnector implements Connector
         $connection->command('SELECT 1');
 
         return true;
+    }
+
+    public function isInTransaction(object $connection): bool
+    {
+        return $connection->inTransaction();
     }
 
     public function prepareForReuse(object $connection): Future|false|null

@@ -35,7 +35,7 @@ final class MasterMetrics implements Collector
         foreach ($this->workerExits as $reason => $count) {
             $exits[] = [['reason' => $reason], (float) $count];
         }
-        yield new MetricFamily('bobbin_worker_exits_total', MetricType::Counter, 'Worker processes ended: crashed (unexpectedly) or replaced (recycled, reloaded, a legacy script\'s exit)', $exits);
+        yield new MetricFamily('bobbin_worker_exits_total', MetricType::Counter, 'Worker processes ended, by reason: crashed, boot_failed, recycled (--max-requests, --max-memory), reloaded, reload_aborted, ended (a legacy script\'s exit), stopped', $exits);
         yield new MetricFamily('bobbin_reloads_total', MetricType::Counter, 'Reloads (SIGHUP) started', [[[], (float) $this->reloads]]);
         $states = [];
         foreach ($this->workersByState as $state => $count) {

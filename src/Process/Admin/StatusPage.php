@@ -54,12 +54,14 @@ final class StatusPage
               <figure><figcaption>requests/s</figcaption><canvas id="chart-rate" width="360" height="140"></canvas></figure>
               <figure><figcaption>latency p99 since start, ms</figcaption><canvas id="chart-latency" width="360" height="140"></canvas></figure>
               <figure><figcaption>worst loop lag of a worker, ms</figcaption><canvas id="chart-lag" width="360" height="140"></canvas></figure>
+              <figure><figcaption>PHP heap of all workers, MiB</figcaption><canvas id="chart-memory" width="360" height="140"></canvas></figure>
+              <figure><figcaption>database connections in use (all pools)</figcaption><canvas id="chart-pools" width="360" height="140"></canvas></figure>
             </div>
             <table id="workers"><thead><tr><th>worker</th><th>state</th><th>uptime</th><th>requests</th><th>in flight</th><th>heap MiB</th><th>RSS MiB</th><th>loop lag max ms</th></tr></thead><tbody></tbody></table>
             <table id="pools"><thead><tr><th>pool</th><th>open</th><th>idle</th><th>in use</th><th>waiting</th></tr></thead><tbody></tbody></table>
             <script>
             'use strict';
-            const series = { rate: [], latency: [], lag: [] };
+            const series = { rate: [], latency: [], lag: [], memory: [], pools: [] };
             let previous = null;
             function draw(id, values, color) {
               const canvas = document.getElementById(id), g = canvas.getContext('2d');
@@ -68,7 +70,7 @@ final class StatusPage
               g.strokeStyle = '#eee'; g.beginPath();
               for (let i = 1; i < 4; i++) { g.moveTo(0, h * i / 4); g.lineTo(w, h * i / 4); }
               g.stroke();
-              g.fillStyle = '#777'; g.font = '11px sans-serif'; g.fillText(max.toPrecision(3), 4, 12);
+              g.fillStyle = '#777'; g.font = '11px sans-serif'; g.fillText(Math.max(...values, 0) > 0 ? max.toPrecision(3) : '0', 4, 12);
               g.strokeStyle = color; g.lineWidth = 2; g.beginPath();
               const span = Math.max(values.length - 1, 1);
               values.forEach((v, i) => { const x = w * i / span, y = h - 2 - (h - 4) * v / max; i ? g.lineTo(x, y) : g.moveTo(x, y); });
@@ -93,7 +95,11 @@ final class StatusPage
                 push('lag', Math.max(0, ...report.workers.map(w => w.loopLagMax * 1000)));
                 draw('chart-rate', series.rate, '#2a6');
                 draw('chart-latency', series.latency, '#36c');
+                push('memory', report.workers.reduce((sum, w) => sum + w.heap, 0) / 1048576);
+                push('pools', Object.values(report.pools).reduce((sum, p) => sum + (p.inUse || 0), 0));
                 draw('chart-lag', series.lag, '#c63');
+                draw('chart-memory', series.memory, '#86a');
+                draw('chart-pools', series.pools, '#a82');
                 const workers = document.querySelector('#workers tbody'); workers.textContent = '';
                 for (const w of report.workers) {
                   const row = workers.insertRow();

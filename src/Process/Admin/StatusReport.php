@@ -162,6 +162,10 @@ final class StatusReport
                 $pools[$pool][$key] = ($pools[$pool][$key] ?? 0) + (int) $value;
             }
         }
+        foreach ($pools as $name => $pool) {
+            $pool += ['idle' => 0, 'inUse' => 0, 'waiting' => 0];
+            $pools[$name] = ['open' => $pool['idle'] + $pool['inUse']] + $pool;
+        }
 
         return $pools;
     }

@@ -1,0 +1,73 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Async\Loop;
+
+use FFI;
+
+/**
+ * When the kernel last received data on a TCP socket: getsockopt(TCP_INFO)'s
+ * tcpi_last_data_recv, milliseconds ago (jiffies: 1–4 ms resolution). Asked only when the loop
+ * found a socket ready after a long stretch of work, to tell how long its bytes waited; through
+ * FFI, since PHP's socket_get_option() reads one int, not the struct.
+ *
+ * @internal
+ */
+final class TcpArrival
+{
+    private const DECLARATIONS = 'int getsockopt(int sockfd, int level, int optname, void *optval, unsigned int *optlen);';
+    private const IPPROTO_TCP = 6;
+    private const TCP_INFO = 11;
+    /** struct tcp_info: 8 bytes of u8 fields, then u32s; tcpi_last_data_recv is the 12th u32. */
+    private const LAST_DATA_RECV_OFFSET = 52;
+    private const SIZE = 232;
+
+    private static self|false|null $instance = null;
+
+    private function __construct(private readonly FFI $libc, private readonly StreamDescriptors $descriptors)
+    {
+    }
+
+    /** Unix time the kernel last received data on $stream; null for a socket that is not TCP, or where FFI is missing. */
+    public static function of(mixed $stream): ?float
+    {
+        if (!\is_resource($stream) || !\str_starts_with(\stream_get_meta_data($stream)['stream_type'], 'tcp_socket')) {
+            return null;
+        }
+        if (self::$instance === null) {
+            try {
+                self::$instance = new self(FFI::cdef(self::DECLARATIONS), StreamDescriptors::instance());
+            } catch (\Throwable) {
+                self::$instance = false;
+            }
+        }
+
+        return self::$instance === false ? null : self::$instance->lastReceived($stream);
+    }
+
+    /** @param resource $stream */
+    private function lastReceived($stream): ?float
+    {
+        $fd = $this->descriptors->numberOf($stream);
+        if ($fd < 0) {
+            return null;
+        }
+        $info = $this->libc->new('unsigned char[' . self::SIZE . ']');
+        $length = $this->libc->new('unsigned int');
+        if ($info === null || $length === null) {
+            return null;
+        }
+        $length->cdata = self::SIZE; // @phpstan-ignore property.notFound (an unsigned int)
+        $result = $this->libc->getsockopt($fd, self::IPPROTO_TCP, self::TCP_INFO, FFI::addr($info), FFI::addr($length)); // @phpstan-ignore method.notFound
+        /** @var int $filled */
+        $filled = $length->cdata;
+        if ($result !== 0 || $filled < self::LAST_DATA_RECV_OFFSET + 4) {
+            return null;
+        }
+        $at = self::LAST_DATA_RECV_OFFSET; // little-endian u32
+        $milliseconds = $info[$at] | ($info[$at + 1] << 8) | ($info[$at + 2] << 16) | ($info[$at + 3] << 24);
+
+        return \microtime(true) - $milliseconds / 1000;
+    }
+}
