@@ -75,9 +75,9 @@ final class StreamWatcher
      */
     public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
-        if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
+        if ($this->driver !== null && $timeout === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
-            $this->awaitDirectly($this->driver, true);
+            $cancellation === null ? $this->awaitDirectly($this->driver, true) : $this->awaitDirectlyUnlessCancelled($this->driver, true, $cancellation);
 
             return;
         }
@@ -90,8 +90,8 @@ final class StreamWatcher
      */
     public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
-        if ($this->driver !== null && $timeout === null && $cancellation === null && !$this->closed) {
-            $this->awaitDirectly($this->driver, false);
+        if ($this->driver !== null && $timeout === null && !$this->closed) {
+            $cancellation === null ? $this->awaitDirectly($this->driver, false) : $this->awaitDirectlyUnlessCancelled($this->driver, false, $cancellation);
 
             return;
         }
@@ -127,6 +127,30 @@ final class StreamWatcher
     }
 
     /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
+    /**
+     * awaitDirectly() that a cancellation ends (a database query waiting under its request's
+     * cancellation): the cancellation wakes the wait as close() does, through the waiters.
+     */
+    private function awaitDirectlyUnlessCancelled(BobbinDriver $driver, bool $read, Cancellation $cancellation): void
+    {
+        $cancellation->throwIfRequested();
+        // The cancellation's callback runs from the loop queue and may come late: $waiting makes
+        // sure it can only end this wait, never a later one of the same fiber.
+        $waiting = true;
+        $id = $cancellation->subscribe(function (\Throwable $e) use ($read, &$waiting): void {
+            // @phpstan-ignore if.alwaysTrue ($waiting is cleared by reference when the wait ends)
+            if ($waiting) {
+                $this->wake($read, $e);
+            }
+        });
+        try {
+            $this->awaitDirectly($driver, $read);
+        } finally {
+            $waiting = false;
+            $cancellation->unsubscribe($id);
+        }
+    }
+
     private function awaitDirectly(BobbinDriver $driver, bool $read): void
     {
         $suspension = $this->suspension;

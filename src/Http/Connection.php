@@ -237,13 +237,14 @@ final class Connection
         $connections = $this->connections;
         $parser = $this->parser;
         $handler = $context->handler;
+        $doneAt = 0.0; // when the last response was written: the idle phase starts then
         while (!$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
             try {
                 if ($parser->buffer === '') {
                     if ($this->requests > 0) {
                         $this->phase = ConnectionPhase::Idle;
-                        $this->phaseSince = \microtime(true);
-                        $this->deadline = $this->phaseSince + $config->idleTimeout;
+                        $this->phaseSince = $doneAt;
+                        $this->deadline = $doneAt + $config->idleTimeout;
                         if ($connections->stopping) {
                             // A stop with an idle grace: wait briefly for a request already on its way.
                             $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
@@ -358,7 +359,8 @@ final class Connection
             [$status, $written, $keepAlive] = $response === null
                 ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null)), $keepAlive] // the framing is intact: the connection goes on
                 : $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
-            $seconds = \microtime(true) - $start;
+            $doneAt = \microtime(true);
+            $seconds = $doneAt - $start;
             $metrics = $context->metrics;
             $metrics->requestDone($head->method, $status, $seconds);
             $metrics->receivedBytes += $this->received;

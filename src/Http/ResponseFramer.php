@@ -29,6 +29,21 @@ final class ResponseFramer
 {
     /** Bodies up to this size that are strings already go out in the same write as the head. */
     public const INLINE_BODY_BYTES = 65536;
+    /** How many checked header lines and reason phrases are remembered (forgotten all at once past it). */
+    private const REMEMBERED = 512;
+    /** Longer fields (a cookie, a signed token: seldom the same twice) are checked every time. */
+    private const REMEMBERED_BYTES = 256;
+
+    /**
+     * Single-valued header fields ("name\0value": neither part can hold a NUL once valid) and
+     * reason phrases of other PSR-7 implementations found valid: an application sends the same
+     * few over and over, so each is matched once, not on every response.
+     *
+     * @var array<string, true>
+     */
+    private array $validFields = [];
+    /** @var array<string, true> */
+    private array $validReasons = [];
 
     public function __construct(private readonly string $serverHeaderLine)
     {
@@ -47,7 +62,7 @@ final class ResponseFramer
         // Bobbin's own responses refuse control characters in reason, names and values when
         // they are set; any other PSR-7 implementation gets them checked here.
         $trusted = $response instanceof Response;
-        if ($reason === '' || (!$trusted && !HeaderRules::hasNoControlCharacters($reason))) {
+        if ($reason === '' || (!$trusted && !isset($this->validReasons[$reason]) && !self::remember($this->validReasons, $reason, HeaderRules::hasNoControlCharacters($reason)))) {
             $reason = StatusReason::for($status);
         }
         $head = 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n";
@@ -56,7 +71,13 @@ final class ResponseFramer
         foreach ($response->getHeaders() as $name => $values) {
             $name = (string) $name;
             if (!$trusted) {
-                self::assertValidField($name, $values);
+                $single = \count($values) === 1 && \is_string($values[0] ?? null) ? $name . "\0" . $values[0] : null;
+                if ($single === null || !isset($this->validFields[$single])) {
+                    self::assertValidField($name, $values);
+                    if ($single !== null && \strlen($single) <= self::REMEMBERED_BYTES) {
+                        self::remember($this->validFields, $single, true);
+                    }
+                }
             }
             switch (\strtolower($name)) {
                 case 'content-length':
@@ -160,6 +181,19 @@ final class ResponseFramer
         }
 
         return $protocolVersion === '1.0' ? $head . "Connection: keep-alive\r\n\r\n" : $head . "\r\n";
+    }
+
+    /** @param array<string, true> $memory */
+    private static function remember(array &$memory, string $key, bool $valid): bool
+    {
+        if ($valid) {
+            if (\count($memory) >= self::REMEMBERED) {
+                $memory = [];
+            }
+            $memory[$key] = true;
+        }
+
+        return $valid;
     }
 
     /**

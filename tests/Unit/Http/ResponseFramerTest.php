@@ -194,6 +194,34 @@ final class ResponseFramerTest extends TestCase
         }
     }
 
+    /** @param array<string, list<string>> $headers */
+    #[DataProvider('invalidFields')]
+    public function testAFramerThatFramedValidFieldsBeforeStillRefusesAnInvalidOne(array $headers, string $why): void
+    {
+        $framer = self::framer();
+        $framer->frame(new UncheckedResponse(200, ['X-A' => ['a'], 'X-B' => ['b']], 'x'), 'GET', '1.1', true, self::DATE);
+
+        for ($attempt = 0; $attempt < 2; $attempt++) {
+            try {
+                $framer->frame(new UncheckedResponse(200, $headers, 'x'), 'GET', '1.1', true, self::DATE);
+                self::fail('An invalid header was framed');
+            } catch (InvalidResponseException $e) {
+                self::assertStringContainsString($why, $e->getMessage());
+            }
+        }
+    }
+
+    public function testAFieldOrReasonCheckedOnceIsFramedTheSameEveryTime(): void
+    {
+        $framer = self::framer();
+        $response = new UncheckedResponse(200, ['X-A' => ['a b'], 'X-B' => ['1', '2']], 'x');
+        $first = $framer->frame($response, 'GET', '1.1', true, self::DATE);
+        $second = $framer->frame($response, 'GET', '1.1', true, self::DATE);
+
+        self::assertSame($first->head, $second->head);
+        self::assertStringContainsString("X-A: a b\r\nX-B: 1\r\nX-B: 2\r\n", $second->head);
+    }
+
     public function testATabAndObsTextInAValueAreAllowed(): void
     {
         $framed = self::framer()->frame(new UncheckedResponse(200, ['X-A' => ["a\tb\xe9"]], ''), 'GET', '1.1', true, self::DATE);
