@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 /*
  * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
- *                          [--crud --database-url=URL]
+ *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
  * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
@@ -15,6 +15,11 @@ declare(strict_types=1);
  * --idle=N more keep-alive connections held open and silent meanwhile (each sent one request
  * first, so the server holds them as idle keep-alive connections). The loop driver is whatever
  * BOBBIN_LOOP_DRIVER in the environment picks. Prints one JSON line.
+ *
+ * With --heap the server runs bench/async/hello-heap.php (the same answer, plus GET /heap: its PHP
+ * heap) and the line adds what each idle connection costs: PHP heap (memory_get_usage() after a
+ * cycle collection) and resident memory (VmRSS), measured before and after they were opened.
+ * p99_ms is wrk's 99th-percentile latency of the busy connections' requests.
  *
  * CPU is utime + stime from /proc/PID/stat over the wrk run only (the idle connections are
  * opened and answered before it starts). The idle connections are held by a child process
@@ -41,8 +46,9 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE]');
 $crud = isset($options['crud']);
+$heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
 $idle = (int) ($options['idle'] ?? 0);
 $connections = (int) ($options['connections'] ?? 50);
@@ -90,10 +96,31 @@ function idleConnection(int $port)
     return $socket;
 }
 
+/** The server's PHP heap in bytes, from bench/async/hello-heap.php's GET /heap. */
+function serverHeap(int $port): int
+{
+    $body = (string) @\file_get_contents("http://127.0.0.1:$port/heap");
+    if (\preg_match('/^\d+$/', $body) !== 1) {
+        throw new \RuntimeException('GET /heap said: ' . $body);
+    }
+
+    return (int) $body;
+}
+
+/** Resident memory of the process in KiB (VmRSS). */
+function residentKib(int $pid): int
+{
+    return \preg_match('/^VmRSS:\s+(\d+) kB/m', (string) \file_get_contents("/proc/$pid/status"), $m) === 1 ? (int) $m[1] : 0;
+}
+
 $port = freePort();
 $log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
-$command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $root . ($crud ? '/apps/aircraft/server.php' : '/examples/hello.php'),
+$app = $crud ? $root . '/apps/aircraft/server.php' : ($heap ? __DIR__ . '/hello-heap.php' : $root . '/examples/hello.php');
+$command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $app,
     '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
+if (isset($options['memory-limit'])) {
+    $command[] = '--memory-limit=' . $options['memory-limit'];
+}
 if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'")) {
     // Newer checkouts supervise even one worker; the CPU read below is this one process's.
     $command[] = '--single-process';
@@ -112,6 +139,13 @@ try {
     }
     \fclose($probe);
     $holder = null;
+    $memory = [];
+    if ($heap) {
+        for ($i = 0; $i < 200; $i++) {
+            serverHeap($port); // warm up: what every connection's first request allocates once
+        }
+        $memory = ['heap' => serverHeap($port), 'rss' => residentKib($pid)];
+    }
     if ($idle > 0) {
         $holder = \proc_open(['taskset', '-c', $loadCpu, \PHP_BINARY, __FILE__, "--hold=$port:$idle"], [0 => ['pipe', 'r'], 1 => ['pipe', 'w']], $holderPipes);
         \assert(\is_resource($holder));
@@ -120,6 +154,12 @@ try {
         }
     }
     \usleep(200_000);
+    if ($memory !== [] && $idle > 0) {
+        $memory = [
+            'heap_bytes_per_idle' => \round((serverHeap($port) - $memory['heap']) / $idle),
+            'rss_kib_per_idle' => \round((residentKib($pid) - $memory['rss']) / $idle, 2),
+        ];
+    }
 
     $cpuBefore = processCpu($pid);
     if ($crud) {
@@ -142,10 +182,11 @@ try {
             throw new \RuntimeException("bobbin-crud-load said:\n$output");
         }
         $m = [1 => $result['cycles'], 2 => $result['seconds']];
+        $p99 = isset($result['p99_ms']) ? (float) $result['p99_ms'] : null;
         $errors = ($result['failed_cycles'] ?? 0) > 0 ? 'failed cycles: ' . $result['failed_cycles'] : '';
     } else {
         $output = (string) \shell_exec(\sprintf(
-            'taskset -c %s wrk -t1 -c%d -d%ds http://127.0.0.1:%d/ 2>&1',
+            'taskset -c %s wrk -t1 -c%d -d%ds --latency http://127.0.0.1:%d/ 2>&1',
             \escapeshellarg($loadCpu),
             $connections,
             $duration,
@@ -155,6 +196,7 @@ try {
         if (\preg_match('/(\d+) requests in ([\d.]+)s/', $output, $m) !== 1) {
             throw new \RuntimeException("wrk said:\n$output");
         }
+        $p99 = \preg_match('/^\s+99%\s+([\d.]+)(us|ms|s)\s*$/m', $output, $l) === 1 ? (float) $l[1] * ['us' => 0.001, 'ms' => 1.0, 's' => 1000.0][$l[2]] : null;
         $errors = \preg_match('/Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/', $output, $e) === 1 ? $e[0] : '';
     }
     $requests = (int) $m[1];
@@ -168,7 +210,7 @@ try {
         'driver' => \getenv('BOBBIN_LOOP_DRIVER') ?: 'default', 'idle' => $idle, 'connections' => $connections,
         'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
         ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
-        'max_connections_lowered_to' => $capped, 'errors' => \trim($errors),
+        'max_connections_lowered_to' => $capped, 'p99_ms' => $p99, ...$memory, 'errors' => \trim($errors),
     ]), "\n";
 } finally {
     \proc_terminate($server, \SIGTERM);
