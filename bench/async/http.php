@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 /*
  * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
- *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE]
+ *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
  * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
@@ -18,7 +18,8 @@ declare(strict_types=1);
  *
  * With --heap the server runs bench/async/hello-heap.php (the same answer, plus GET /heap: its PHP
  * heap) and the line adds what each idle connection costs: PHP heap (memory_get_usage() after a
- * cycle collection) and resident memory (VmRSS), measured before and after they were opened.
+ * cycle collection) and resident memory (VmRSS), measured before they were opened and --settle
+ * seconds (0.2) after.
  * p99_ms is wrk's 99th-percentile latency of the busy connections' requests.
  *
  * CPU is utime + stime from /proc/PID/stat over the wrk run only (the idle connections are
@@ -46,7 +47,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
@@ -153,7 +154,8 @@ try {
             throw new \RuntimeException('the idle connections could not be opened');
         }
     }
-    \usleep(200_000);
+    // --settle=S: let the idle connections sit (a worker parks connections idle for 2 s).
+    \usleep((int) (1e6 * (float) ($options['settle'] ?? 0.2)));
     if ($memory !== [] && $idle > 0) {
         $memory = [
             'heap_bytes_per_idle' => \round((serverHeap($port) - $memory['heap']) / $idle),

@@ -128,6 +128,15 @@ final class StreamWatcher
 
     /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
     /**
+     * Ends a fiber's wait to read this stream by throwing $error in it; nothing when no fiber
+     * waits (or readiness has already resumed it).
+     */
+    public function interruptRead(\Throwable $error): void
+    {
+        $this->wake(true, $error);
+    }
+
+    /**
      * awaitDirectly() that a cancellation ends (a database query waiting under its request's
      * cancellation): the cancellation wakes the wait as close() does, through the waiters.
      */

@@ -18,8 +18,11 @@ use Psr\Http\Message\ResponseInterface;
 use Throwable;
 
 /**
- * One accepted client connection, served by one fiber for its whole life: read a request,
- * hand it to the application, write the response, repeat while keep-alive holds. Timeouts are
+ * One accepted client connection, served by a fiber: read a request, hand it to the
+ * application, write the response, repeat while keep-alive holds. A keep-alive connection idle
+ * for longer than PARK_AFTER_SECONDS (and a sweeper period) gives its fiber up (park(): a fiber is ~28 KiB of PHP heap,
+ * the rest of a connection a few KiB) and a loop watch on its socket starts a new one when bytes
+ * arrive, so thousands of idle clients cost little; busy clients keep their fiber. Timeouts are
  * not timers of its own: the server's sweeper (OpenConnections::sweep) compares $deadline and
  * the data rate with the clock and calls expire() or drop(), so a request costs no timer.
  *
@@ -30,6 +33,8 @@ final class Connection
     private const READ_BYTES = 65536;
     private const LINGER_SECONDS = 1.0;
     private const LINGER_MAX_BYTES = 1048576;
+    /** How long a keep-alive connection stays idle before its fiber is given up. */
+    public const PARK_AFTER_SECONDS = 1.0;
 
     /** A fresh connection counts as idle until its first byte (a graceful stop may close it). */
     public ConnectionPhase $phase = ConnectionPhase::Idle;
@@ -82,6 +87,10 @@ final class Connection
      * @var \Fiber<mixed, mixed, mixed, mixed>|null
      */
     private ?\Fiber $fiber = null;
+    /** While parked: the loop watch that starts a fiber when the client sends again. */
+    private ?string $parkedWatch = null;
+    /** When the last response was written: an idle connection's phase starts then. */
+    private float $doneAt = 0.0;
 
     /**
      * @param resource $socket non-blocking, read buffering off
@@ -116,14 +125,54 @@ final class Connection
     {
         $this->fiber = Async::currentFiber();
         $this->output = $this->context->classic->begin();
+        $parked = false;
         try {
             $this->serve();
+        } catch (ConnectionParkedException) {
+            $parked = !$this->closed;
         } catch (StreamClosedException) {
             // Closed under us by the sweeper, to make room, or by a forced stop.
         } catch (Throwable $error) {
             $this->context->logger->error('Connection failed: {error}', ['error' => $error, 'exception' => $error]);
         } finally {
-            $this->close();
+            if ($parked) {
+                // This fiber ends; the client's next bytes start another (unpark()).
+                $this->fiber = null;
+                $this->output = null;
+                $this->parkedWatch = Async::watchReadable($this->socket, $this->unpark(...));
+            } else {
+                $this->close();
+            }
+        }
+    }
+
+    /**
+     * Called by the sweeper for a keep-alive connection idle since PARK_AFTER_SECONDS: ends its
+     * fiber, which waits for the next request in fill(). Nothing happens when the fiber is no
+     * longer waiting (bytes came meanwhile).
+     */
+    public function park(): void
+    {
+        if ($this->closed || $this->parkedWatch !== null || $this->phase !== ConnectionPhase::Idle || $this->requests === 0 || $this->parser->buffer !== '') {
+            return;
+        }
+        $this->watcher->interruptRead(new ConnectionParkedException());
+    }
+
+    public function isParked(): bool
+    {
+        return $this->parkedWatch !== null;
+    }
+
+    private function unpark(): void
+    {
+        if ($this->parkedWatch === null) {
+            return;
+        }
+        Async::cancelWatch($this->parkedWatch);
+        $this->parkedWatch = null;
+        if (!$this->closed) {
+            Async::run($this->run(...))->ignore();
         }
     }
 
@@ -224,6 +273,10 @@ final class Connection
             return;
         }
         $this->closed = true;
+        if ($this->parkedWatch !== null) {
+            Async::cancelWatch($this->parkedWatch);
+            $this->parkedWatch = null;
+        }
         $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
         $this->watcher->close();
         @\fclose($this->socket);
@@ -237,14 +290,13 @@ final class Connection
         $connections = $this->connections;
         $parser = $this->parser;
         $handler = $context->handler;
-        $doneAt = 0.0; // when the last response was written: the idle phase starts then
         while (!$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
             try {
                 if ($parser->buffer === '') {
                     if ($this->requests > 0) {
                         $this->phase = ConnectionPhase::Idle;
-                        $this->phaseSince = $doneAt;
-                        $this->deadline = $doneAt + $config->idleTimeout;
+                        $this->phaseSince = $this->doneAt;
+                        $this->deadline = $this->doneAt + $config->idleTimeout;
                         if ($connections->stopping) {
                             // A stop with an idle grace: wait briefly for a request already on its way.
                             $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
@@ -359,8 +411,8 @@ final class Connection
             [$status, $written, $keepAlive] = $response === null
                 ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null)), $keepAlive] // the framing is intact: the connection goes on
                 : $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
-            $doneAt = \microtime(true);
-            $seconds = $doneAt - $start;
+            $this->doneAt = \microtime(true);
+            $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
             $metrics->requestDone($head->method, $status, $seconds);
             $metrics->receivedBytes += $this->received;

@@ -154,6 +154,12 @@ final class OpenConnections
                 $connection->checkForHangUp();
                 continue;
             }
+            if ($connection->phase === ConnectionPhase::Idle) {
+                if ($now - $connection->phaseSince >= Connection::PARK_AFTER_SECONDS) {
+                    $connection->park();
+                }
+                continue;
+            }
             if ($minRate === 0 || $now - $connection->windowStart < $window) {
                 continue;
             }

@@ -36,7 +36,7 @@ final class Server
      */
     private const PRELOAD = [
         Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class, ChunkedBodyDecoder::class,
-        ProtocolException::class, WriteFailedException::class, InvalidResponseException::class, HttpDate::class,
+        ProtocolException::class, WriteFailedException::class, ConnectionParkedException::class, InvalidResponseException::class, HttpDate::class,
         Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
         Message\UploadedFile::class, Message\ServerParams::class,
         Classic\ClassicResponse::class, Classic\CapturedOutput::class,

@@ -7,6 +7,7 @@ namespace Bobbin\Tests\Integration\Http;
 use Bobbin\Async\Async;
 use Bobbin\Async\Future;
 use Bobbin\Http\ClosureHandler;
+use Bobbin\Http\Connection;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\StderrLogger;
@@ -72,6 +73,59 @@ final class InProcessServerTest extends TestCase
         self::assertStringContainsString("Connection: close\r\n", $last);
         self::assertStringEndsWith('served /c', $last);
         self::assertSame(0, $server->connectionCount());
+    }
+
+    public function testAKeepAliveConnectionIdleForLongGivesItsFiberUpAndIsServedWhenItSendsAgain(): void
+    {
+        $server = $this->server(new ServerConfig(), static fn (ServerRequestInterface $request): ResponseInterface => new Response(200, [], 'served ' . $request->getUri()->getPath()));
+        $server->start();
+        $client = \stream_socket_client('tcp://' . $server->address()) ?: throw new \RuntimeException('no connection');
+        \stream_set_blocking($client, false);
+        $exchange = static fn (string $path): string => Async::run(static function () use ($client, $path): string {
+            \fwrite($client, "GET $path HTTP/1.1\r\nHost: x\r\n\r\n");
+            $response = '';
+            while (!\str_ends_with($response, "served $path")) {
+                Async::awaitReadable($client, 5.0);
+                $response .= (string) \fread($client, 65536);
+            }
+
+            return $response;
+        })->await();
+
+        self::assertStringEndsWith('served /a', $exchange('/a'));
+        $tasksWhileKept = Async::tasksAlive();
+        Async::delay(Connection::PARK_AFTER_SECONDS + 1.5); // the sweeper looks once a second
+        $tasksWhileParked = Async::tasksAlive();
+        $second = $exchange('/b');
+        $third = $exchange('/c');
+
+        self::assertSame($tasksWhileKept - 1, $tasksWhileParked, 'the idle connection still holds its fiber');
+        self::assertStringStartsWith('HTTP/1.1 200 OK', $second);
+        self::assertStringEndsWith('served /b', $second);
+        self::assertStringEndsWith('served /c', $third);
+        \fclose($client);
+        $server->stop(1.0)->await();
+        self::assertSame(0, $server->connectionCount());
+    }
+
+    public function testAParkedConnectionIsClosedByAGracefulStop(): void
+    {
+        $server = $this->server(new ServerConfig(), static fn (): ResponseInterface => new Response(200, [], 'ok'));
+        $server->start();
+        $client = \stream_socket_client('tcp://' . $server->address()) ?: throw new \RuntimeException('no connection');
+        \fwrite($client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        \stream_set_blocking($client, false);
+        Async::delay(Connection::PARK_AFTER_SECONDS + 1.5);
+        $tasks = Async::tasksAlive();
+
+        $server->stop(1.0)->await();
+        Async::delay(0.05);
+        $received = (string) \fread($client, 65536);
+
+        self::assertSame(0, $server->connectionCount());
+        self::assertStringEndsWith('ok', $received);
+        self::assertTrue(\feof($client) || \fread($client, 1) === '', 'the parked connection was not closed');
+        self::assertLessThanOrEqual($tasks, Async::tasksAlive());
     }
 
     public function testTheDrainDeadlineClosesRequestsThatTakeTooLong(): void
