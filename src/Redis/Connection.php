@@ -208,8 +208,8 @@ final class Connection implements Executor
             // A lone caller (nothing in flight, no crowd just woken): one write now.
             try {
                 $written = $this->socket->write($frame);
-            } catch (ConnectionLostException $e) {
-                $this->lose($e);
+            } catch (ConnectionLostException) {
+                $this->lose($this->brokenWhileSending());
                 throw $this->lost();
             }
             if ($written < \strlen($frame)) {
@@ -518,8 +518,8 @@ final class Connection implements Executor
         }
         try {
             $written = $this->socket->write($this->out);
-        } catch (ConnectionLostException $e) {
-            $this->lose($e);
+        } catch (ConnectionLostException) {
+            $this->lose($this->brokenWhileSending());
 
             return;
         }
@@ -539,8 +539,8 @@ final class Connection implements Executor
                     $this->socket->awaitWritable(null);
                     $this->out = \substr($this->out, $this->socket->write($this->out));
                 }
-            } catch (\Throwable $e) {
-                $this->lose($e instanceof ConnectionLostException ? $e : new ConnectionLostException('Sending to Redis failed: ' . $e->getMessage(), 0, $e));
+            } catch (\Throwable) {
+                $this->lose($this->brokenWhileSending());
             } finally {
                 $this->flushing = false;
             }
@@ -559,6 +559,11 @@ final class Connection implements Executor
                 )));
             }
         })->unreference();
+    }
+
+    private function brokenWhileSending(): ConnectionLostException
+    {
+        return new ConnectionLostException(\sprintf('The connection to Redis (%s) broke while sending; the commands in flight may or may not have run', $this->config->describe()));
     }
 
     private function lost(): \Throwable
