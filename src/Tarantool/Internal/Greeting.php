@@ -27,12 +27,12 @@ final class Greeting
     /** @throws ProtocolException when the bytes are not a Tarantool binary-protocol greeting */
     public static function parse(string $bytes): self
     {
-        if (\strlen($bytes) !== self::SIZE || $bytes[63] !== "\n" || $bytes[127] !== "\n") {
-            throw new ProtocolException('The server did not greet as Tarantool does (128 bytes in two lines)');
-        }
         $first = \rtrim(\substr($bytes, 0, 63));
         if (\preg_match('/^Tarantool (\S+) \(([^)]+)\)\s*(\S*)/', $first, $m) !== 1) {
             throw new ProtocolException(\sprintf('Not a Tarantool greeting: "%s"', \addcslashes(\substr($first, 0, 40), "\0..\37\177..\377")));
+        }
+        if (\strlen($bytes) !== self::SIZE || $bytes[63] !== "\n" || $bytes[127] !== "\n") {
+            throw new ProtocolException('The server did not greet as Tarantool does (128 bytes in two lines)');
         }
         if ($m[2] !== 'Binary') {
             throw new ProtocolException(\sprintf('The server speaks the %s protocol, not the binary one (a console port?)', $m[2]));

@@ -259,7 +259,11 @@ final class Session
                 continue;
             }
             if ($bytes === false || \feof($this->stream)) {
-                throw new ConnectionLostException(\sprintf('the server closed the connection after %d bytes of greeting', \strlen($greeting)));
+                throw new ConnectionLostException(\sprintf(
+                    'the server closed the connection after %d bytes of greeting%s',
+                    \strlen($greeting),
+                    $greeting === '' ? '' : ': "' . \addcslashes(\substr($greeting, 0, 40), "\0..\37\177..\377") . '"',
+                ));
             }
             try {
                 $this->watcher->awaitReadable(null, $cancellation);
