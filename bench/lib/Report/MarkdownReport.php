@@ -119,6 +119,7 @@ final class MarkdownReport
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],
             ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],
+            ['Tarantool client and MessagePack codec (issue 24)', 'docs/TARANTOOL.md', '## Measured', 'php bench/tarantool/run.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',
