@@ -14,6 +14,7 @@ use Bobbin\MessagePack\Decoder;
 use Bobbin\MessagePack\Encoder;
 use Bobbin\Tarantool\Exception\ConnectionLostException;
 use Bobbin\Tarantool\Exception\RequestTimeoutException;
+use Bobbin\Tarantool\Exception\TarantoolException;
 use Bobbin\Tarantool\Internal\ErrorFactory;
 use Bobbin\Tarantool\Internal\Iproto;
 use Bobbin\Tarantool\Internal\RequestEncoder;
@@ -46,6 +47,9 @@ final class Connection implements Executor
     private readonly RequestEncoder $encoder;
     /** @var array<int, Session> the session each statement id was prepared on */
     private array $preparedOn = [];
+    /** Non-zero in a transaction's copy (transaction()): its stream id, its socket pinned. */
+    private int $streamId = 0;
+    private int $lastStreamId = 0;
 
     private function __construct(private readonly ConnectionConfig $config, Session $session, Decoder $decoder, RequestEncoder $encoder)
     {
@@ -192,6 +196,47 @@ final class Connection implements Executor
         $this->perform('ping', Iproto::PING, static fn (): string => "\x80", false, false, null, $cancellation);
     }
 
+    /**
+     * Runs $work in an interactive transaction: BEGIN, the requests $work makes through the
+     * Transaction, then COMMIT; an exception from $work sends ROLLBACK and is rethrown. The
+     * transaction has a stream of its own on this connection's socket (IPROTO_STREAM_ID), so
+     * other fibers go on using the connection meanwhile. Its requests are never sent again: if
+     * the socket breaks the server has rolled the transaction back, and the caller gets
+     * ConnectionLostException. COMMIT and ROLLBACK are not cancelled halfway.
+     *
+     * Tarantool 2.10+ (with memtx_use_mvcc_engine for memtx spaces); 2.6 refuses BEGIN with
+     * "Unknown request type 14" (a QueryException, code 48) before $work runs.
+     *
+     * @template T
+     * @param Closure(Transaction): T $work
+     * @param float|null $timeout the server's bound on the transaction (IPROTO_TIMEOUT), seconds
+     * @return T
+     */
+    public function transaction(Closure $work, ?float $timeout = null, ?Cancellation $cancellation = null): mixed
+    {
+        $stream = clone $this;
+        $stream->streamId = ++$this->lastStreamId;
+        $stream->session = $this->session($cancellation);
+        $control = static fn (string $what, int $type, string $body, ?Cancellation $cancellation): Response => $stream->perform($what, $type, static fn (): string => $body, false, false, null, $cancellation);
+        $control('begin', Iproto::BEGIN, $this->encoder->begin($timeout), $cancellation);
+        $transaction = new Transaction($stream, $stream->streamId);
+        try {
+            $result = $work($transaction);
+        } catch (\Throwable $e) {
+            $transaction->finish();
+            try {
+                $control('rollback', Iproto::ROLLBACK, "\x80", null);
+            } catch (TarantoolException) {
+                // $e is what the caller needs; a broken socket has rolled back already.
+            }
+            throw $e;
+        }
+        $transaction->finish();
+        $control('commit', Iproto::COMMIT, "\x80", null);
+
+        return $result;
+    }
+
     /** Closes the socket; waiting requests get ConnectionLostException, later ones too. */
     public function close(): void
     {
@@ -272,7 +317,7 @@ final class Connection implements Executor
                 $session = $this->session($cancellation);
                 $bytes = $body($session, $cancellation);
                 try {
-                    $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush);
+                    $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
                     if ($idempotent && !$resent && !$this->closed) {
                         $resent = true;
@@ -324,6 +369,9 @@ final class Connection implements Executor
         $session = $this->session;
         if ($session->isOpen()) {
             return $session;
+        }
+        if ($this->streamId !== 0) {
+            throw new ConnectionLostException(\sprintf('The connection to Tarantool (%s) broke during the transaction: the server rolled it back', $this->config->describe()));
         }
         if ($this->closed) {
             throw new ConnectionLostException(\sprintf('The connection to Tarantool (%s) was closed', $this->config->describe()));

@@ -99,6 +99,18 @@ final class ConnectionPool implements Executor
     }
 
     /**
+     * Connection::transaction() on a pooled connection, held for the callback.
+     *
+     * @template T
+     * @param Closure(Transaction): T $work
+     * @return T
+     */
+    public function transaction(Closure $work, ?float $timeout = null, ?Cancellation $cancellation = null): mixed
+    {
+        return $this->with(static fn (Connection $c): mixed => $c->transaction($work, $timeout, $cancellation), $cancellation);
+    }
+
+    /**
      * Takes a connection for exclusive use; give it back with release().
      *
      * @throws PoolTimeoutException|TarantoolException|\Bobbin\Async\CancelledException

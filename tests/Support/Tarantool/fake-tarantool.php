@@ -4,7 +4,8 @@ declare(strict_types=1);
 
 /*
  * A scripted fake Tarantool for what no real server shows: broken frames, a console port, a
- * server that never answers, values of newer versions. Listens on 127.0.0.1 (or the unix socket
+ * server that never answers, values of newer versions, streams (2.10+: call('journal') returns
+ * the [type, stream id] of every request received before, from any client). Listens on 127.0.0.1 (or the unix socket
  * given as second argument), prints "port N" (or "ready"), and plays SCENARIO with each client.
  *
  *   php fake-tarantool.php SCENARIO [SOCKET]
@@ -40,7 +41,7 @@ $frame = static function (int $type, int $sync, string $body) use ($encoder): st
     return "\xce" . \pack('N', \strlen($header) + \strlen($body)) . $header . $body;
 };
 
-/** The next request from the client: [type, sync, body], or null at its end. */
+/** The next request from the client: [type, sync, body, stream id], or null at its end. */
 $read = static function ($client) use ($decoder): ?array {
     $head = \fread($client, 5);
     if ($head === false || \strlen($head) < 5) {
@@ -59,13 +60,16 @@ $read = static function ($client) use ($decoder): ?array {
     $header = $decoder->decodeAt($bytes, $offset);
     $body = $offset < \strlen($bytes) ? $decoder->decodeAt($bytes, $offset) : [];
 
-    return [$header[0], $header[1], $body];
+    return [$header[0], $header[1], $body, $header[0x0a] ?? 0];
 };
 
 $salt = \base64_encode(\random_bytes(32));
 $greeting = \str_pad('Tarantool 2.11.0 (Binary) 0d4a4f2e-1d3a-4b5c-8d6e-7f8091a2b3c4', 63) . "\n" . \str_pad($salt, 63) . "\n";
 
+$journal = []; // [type, stream id] of every request of every client, for call('journal')
+$clients = 0;
 while ($client = @\stream_socket_accept($server, -1)) {
+    $clients++;
     if ($scenario === 'no-greeting') {
         \sleep(30);
         continue;
@@ -84,10 +88,18 @@ while ($client = @\stream_socket_accept($server, -1)) {
     \fwrite($client, $greeting);
     $served = 0;
     while (($request = $read($client)) !== null) {
-        [$type, $sync, $body] = $request;
+        [$type, $sync, $body, $stream] = $request;
         if ($type === 0x07) { // AUTH: any password is right
             \fwrite($client, $frame(0, $sync, "\x80"));
             continue;
+        }
+        if ($type === 0x0a && ($body[0x22] ?? null) === 'journal') {
+            \fwrite($client, $frame(0, $sync, $encoder->encode([0x30 => $journal])));
+            continue;
+        }
+        $journal[] = [$type, $stream];
+        if ($scenario === 'drop-in-transaction' && $clients === 1 && $stream !== 0 && $type !== 0x0e) {
+            break; // BEGIN answered, the first connection drops at the transaction's first request
         }
         $served++;
         $answer = match ($scenario) {
