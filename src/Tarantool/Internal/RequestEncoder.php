@@ -119,21 +119,7 @@ final class RequestEncoder
         return "\x82\x23" . Encoder::str($user) . "\x21\x92" . Encoder::str('chap-sha1') . Encoder::str($scramble);
     }
 
-    /**
-     * IPROTO_ID (Tarantool 2.10+): the protocol version and features this client speaks.
-     *
-     * @param list<int> $features
-     */
-    public function id(int $version, array $features): string
-    {
-        return "\x82\x54" . Encoder::int($version) . "\x55" . $this->encoder->list($features);
-    }
-
-    public function watch(string $key): string
-    {
-        return "\x81\x57" . Encoder::str($key);
-    }
-
+    /** IPROTO_BEGIN (Tarantool 2.10+), with the server's bound on the transaction when given. */
     public function begin(?float $timeout): string
     {
         return $timeout === null ? "\x80" : "\x81\x56\xcb" . \pack('E', $timeout);

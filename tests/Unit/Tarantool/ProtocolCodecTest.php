@@ -79,6 +79,13 @@ final class ProtocolCodecTest extends TestCase
         self::assertSame('81' . '40a8' . \bin2hex('SELECT 1'), \bin2hex($encoder->prepare('SELECT 1')));
         self::assertSame('81' . '432a', \bin2hex($encoder->unprepare(42)));
         self::assertSame('82' . '23a175' . '2192a9' . \bin2hex('chap-sha1') . 'a3' . \bin2hex('abc'), \bin2hex($encoder->auth('u', 'abc')));
+        self::assertSame('80', \bin2hex($encoder->begin(null)));
+        self::assertSame('81' . '56cb' . '4004000000000000', \bin2hex($encoder->begin(2.5)));
+    }
+
+    public function testARequestOfAStreamCarriesItsStreamIdInTheHeader(): void
+    {
+        self::assertSame('ce00000008' . '83' . '000e' . '0107' . '0a03' . '80', \bin2hex(RequestEncoder::frame(0x0e, 7, "\x80", 0, 3)));
     }
 
     public function testFramesArriveInPiecesAndComeOutWhole(): void
