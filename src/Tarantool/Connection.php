@@ -202,7 +202,8 @@ final class Connection implements Executor
      * transaction has a stream of its own on this connection's socket (IPROTO_STREAM_ID), so
      * other fibers go on using the connection meanwhile. Its requests are never sent again: if
      * the socket breaks the server has rolled the transaction back, and the caller gets
-     * ConnectionLostException. COMMIT and ROLLBACK are not cancelled halfway.
+     * ConnectionLostException. $cancellation bounds BEGIN only: COMMIT and ROLLBACK are not
+     * abandoned halfway (requestTimeout still bounds them).
      *
      * Tarantool 2.10+ (with memtx_use_mvcc_engine for memtx spaces); 2.6 refuses BEGIN with
      * "Unknown request type 14" (a QueryException, code 48) before $work runs.
