@@ -121,6 +121,7 @@ final class MarkdownReport
             ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],
             ['Observability: the admin listener, blocking-call detection and --detect-leaks, off and on (issue 23)', 'docs/OBSERVABILITY.md', '## Measured', 'php bench/observability/run.php'],
             ['Redis client: GET/SET with 100 fibers against redis-benchmark and predis (issue 25)', 'docs/REDIS.md', '## Measured', 'php bench/redis/run.php'],
+            ['Tarantool client and MessagePack codec (issue 24)', 'docs/TARANTOOL.md', '## Measured', 'php bench/tarantool/run.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',
