@@ -101,6 +101,6 @@ final class Subscription
     /** @internal the subscription has just started dropping (a slow-consumer episode begins) */
     public function startedDropping(): bool
     {
-        return $this->buffer->overflowing && $this->buffer->dropped > 0;
+        return $this->buffer->startedDropping;
     }
 }

@@ -29,6 +29,8 @@ final class MessageBuffer
     public int $dropped = 0;
     /** Whether the last push was dropped: a slow-consumer episode is reported once, not per message. */
     public bool $overflowing = false;
+    /** Whether the last push was the first drop after messages were taken again. */
+    public bool $startedDropping = false;
     /** @var DeferredFuture<Message|null>|null */
     private ?DeferredFuture $waiter = null;
     private ?\Throwable $ended = null;
@@ -54,6 +56,7 @@ final class MessageBuffer
         $size = \strlen($message->payload);
         if ($this->tail - $this->head >= $this->maxMessages || $this->bytes + $size > $this->maxBytes) {
             $this->dropped++;
+            $this->startedDropping = !$this->overflowing;
             $this->overflowing = true;
 
             return false;

@@ -8,18 +8,18 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\ProtocolException;
-use Bobbin\Nats\Inbox;
+use Bobbin\Nats\Subscription;
 
 /**
  * Fetches messages of a durable pull consumer in batches: a pull request (CONSUMER.MSG.NEXT) with
- * this puller's own inbox as its reply subject, then the messages as they come until the batch is
+ * this puller's own inbox subscription as its reply subject, then the messages as they come until the batch is
  * full or the server says there are no more (404) or the request expired (408). close() when done.
  */
 final class PullConsumer
 {
     private const MARGIN_SECONDS = 1.0;
 
-    private readonly Inbox $inbox;
+    private readonly Subscription $inbox;
     private readonly string $nextSubject;
 
     public function __construct(
@@ -28,7 +28,9 @@ final class PullConsumer
         public readonly string $consumer,
         string $apiPrefix = '$JS.API',
     ) {
-        $this->inbox = $connection->openInbox(true);
+        // A subscription of its own, not the shared request inbox: JetStream delivers with the
+        // message's own subject in MSG, so only the subscription id says where it belongs.
+        $this->inbox = $connection->subscribe($connection->newInbox());
         $this->nextSubject = \sprintf('%s.CONSUMER.MSG.NEXT.%s.%s', $apiPrefix, $stream, $consumer);
     }
 
@@ -80,6 +82,6 @@ final class PullConsumer
 
     public function close(): void
     {
-        $this->inbox->close();
+        $this->inbox->unsubscribe();
     }
 }
