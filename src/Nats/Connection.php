@@ -134,7 +134,7 @@ final class Connection
      * only when more than ConnectionConfig::$maxPendingBytes are queued for the socket.
      *
      * @throws ConnectionLostException when reconnecting and the reconnect buffer is full
-     * @throws ConnectionClosedException|\InvalidArgumentException
+     * @throws PayloadTooLargeException|ConnectionClosedException|\InvalidArgumentException
      */
     public function publish(string $subject, string $payload = '', ?Headers $headers = null, ?string $replyTo = null, ?Cancellation $cancellation = null): void
     {
@@ -175,7 +175,7 @@ final class Connection
      * @throws NoRespondersException nobody subscribes to $subject (nothing ran)
      * @throws RequestTimeoutException no reply in time (it may or may not have been handled)
      * @throws ConnectionLostException the connection broke while the request was in flight
-     * @throws ConnectionClosedException|CancelledException|\InvalidArgumentException
+     * @throws PayloadTooLargeException|ConnectionClosedException|CancelledException|\InvalidArgumentException
      */
     public function request(string $subject, string $payload = '', ?float $timeout = null, ?Headers $headers = null, ?Cancellation $cancellation = null): Message
     {
