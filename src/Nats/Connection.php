@@ -72,6 +72,8 @@ final class Connection
     private int $pingsOut = 0;
     private bool $flushScheduled = false;
     private bool $writerActive = false;
+    /** @var array<int, true> sids of subscriptions being drained (UNSUB sent, PONG awaited) */
+    private array $draining = [];
     /** @var list<DeferredFuture<null>> publishers waiting for the queue to drain */
     private array $drainWaiters = [];
     /** @var list<DeferredFuture<null>> callers waiting for a reconnect to finish */
@@ -157,6 +159,7 @@ final class Connection
             $queueGroup,
             new MessageBuffer($this->config->pendingMessagesLimit, $this->config->pendingBytesLimit),
             $this->unsubscribe(...),
+            $this->drain(...),
         );
         $this->subscriptions[$sid] = $subscription;
         if ($this->state === ConnectionState::Connected) {
@@ -558,6 +561,9 @@ final class Connection
             $commands .= Commands::subscribe($this->inboxPrefix . '*', $this->inboxSid);
         }
         foreach ($this->subscriptions as $sid => $subscription) {
+            if (isset($this->draining[$sid])) {
+                continue;
+            }
             $commands .= Commands::subscribe($subscription->subject, $sid, $subscription->queueGroup);
             if ($subscription->max !== null) {
                 $commands .= Commands::unsubscribe($sid, $subscription->max - $subscription->delivered);
@@ -585,6 +591,25 @@ final class Connection
         if ($this->state === ConnectionState::Connected) {
             $this->out->add(Commands::unsubscribe($subscription->sid, $max));
             $this->schedule();
+        }
+    }
+
+    private function drain(Subscription $subscription, ?float $timeout, ?Cancellation $cancellation): void
+    {
+        if (!isset($this->subscriptions[$subscription->sid])) {
+            return;
+        }
+        // Still routed while the UNSUB is on its way: what the server sends before it lands in the buffer.
+        if ($this->state === ConnectionState::Connected) {
+            $this->out->add(Commands::unsubscribe($subscription->sid, null));
+            $this->schedule();
+        }
+        $this->draining[$subscription->sid] = true; // not subscribed again by a reconnect meanwhile
+        try {
+            $this->flush($timeout, $cancellation);
+        } finally {
+            unset($this->subscriptions[$subscription->sid], $this->draining[$subscription->sid]);
+            $subscription->end(new SubscriptionClosedException(\sprintf('Drained the subscription to %s', $subscription->subject)));
         }
     }
 

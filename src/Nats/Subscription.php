@@ -23,13 +23,17 @@ final class Subscription
     /** Unsubscribe once this many messages in all were delivered; null: no limit. */
     public ?int $max = null;
 
-    /** @param Closure(self, ?int): void $unsubscribe told by unsubscribe()/autoUnsubscribe() */
+    /**
+     * @param Closure(self, ?int): void $unsubscribe told by unsubscribe()/autoUnsubscribe()
+     * @param Closure(self, ?float, ?Cancellation): void $drain told by drain()
+     */
     public function __construct(
         public readonly int $sid,
         public readonly string $subject,
         public readonly ?string $queueGroup,
         private readonly MessageBuffer $buffer,
         private readonly Closure $unsubscribe,
+        private readonly Closure $drain,
     ) {
     }
 
@@ -54,6 +58,19 @@ final class Subscription
     public function unsubscribe(): void
     {
         ($this->unsubscribe)($this, null);
+    }
+
+    /**
+     * Unsubscribes and waits for the server to confirm it (a PING round trip): every message the
+     * server gave this subscription before it saw the UNSUB is then in the buffer (tryNext()), none
+     * is lost in flight. A queue group member that leaves needs this: the server may have picked
+     * it for messages nobody else will see.
+     *
+     * @throws \Bobbin\Nats\Exception\NatsException|\Bobbin\Async\CancelledException
+     */
+    public function drain(?float $timeout = null, ?Cancellation $cancellation = null): void
+    {
+        ($this->drain)($this, $timeout, $cancellation);
     }
 
     /** Lets the server deliver $messages more (counted from now), then end the subscription. */

@@ -114,7 +114,8 @@ final class NatsTransport implements JobTransport
                         ? new JobWorkersUnavailableException(\sprintf('No job worker answered for %s within %.1f s: it may or may not run', $task->class, $wait))
                         : new JobWorkerCrashedException(\sprintf('The job worker %d holding %s went silent for %.1f s: its process or host died, or it lost NATS', $workerPid, $task->class, $wait), $workerPid);
                 }
-                if ($message->status() === 503) {
+                $reply = $message->status() === 503 ? null : RemoteWire::decodeReply($message->payload);
+                if ($reply === null || $reply->kind === RemoteReplyKind::Busy) {
                     // Every job worker is busy (or none runs): offer it again, as the local pool retries a full accept queue.
                     if (\microtime(true) - $offeredSince > $this->config->unavailableAfter) {
                         throw new JobWorkersUnavailableException(\sprintf('No job worker took %s within %.1f s: none is running, or all stayed busy; nothing was run', $task->class, $this->config->unavailableAfter));
@@ -124,7 +125,6 @@ final class NatsTransport implements JobTransport
                     $connection->publish($subject, $payload, null, $inbox->subject, $cancellation);
                     continue;
                 }
-                $reply = RemoteWire::decodeReply($message->payload);
                 switch ($reply->kind) {
                     case RemoteReplyKind::Alive:
                         $holder ??= $message->replyTo;

@@ -21,6 +21,7 @@ use Bobbin\Nats\Exception\SubscriptionClosedException;
 use Bobbin\Nats\JetStream\ConsumerConfig;
 use Bobbin\Nats\JetStream\JetStreamMessage;
 use Bobbin\Nats\Message;
+use Bobbin\Nats\Subscription;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -126,31 +127,40 @@ final class RemoteJobServer
         return \count($this->held);
     }
 
-    /** One free slot for awaited tasks: a one-message subscription in the queue group, again and again. */
+    /**
+     * One free slot for awaited tasks: a queue-group subscription until its first message, again
+     * and again. The server may pick it for more before it sees the UNSUB: those are drained and
+     * answered "busy", and their callers offer them again (to a worker with room).
+     */
     private function awaitedSlot(): void
     {
         while (!$this->stop->isRequested()) {
             $subscription = $this->nats->subscribe($this->config->awaitedSubject(), $this->config->queueGroup);
-            $subscription->autoUnsubscribe(1);
             try {
                 $message = $subscription->next(null, $this->stop);
             } catch (CancelledException) {
-                $subscription->unsubscribe();
-                try {
-                    $this->nats->flush(2.0);
-                } catch (NatsException) {
-                }
-                // A task that arrived before the server saw the UNSUB is still answered.
-                $message = $subscription->tryNext();
-                if ($message !== null) {
-                    $this->runAwaited($message);
-                }
+                $this->bounceRest($subscription);
 
                 return;
             } catch (SubscriptionClosedException) {
                 return; // the connection closed
             }
+            Async::run(fn () => $this->bounceRest($subscription));
             $this->runAwaited($message);
+        }
+    }
+
+    private function bounceRest(Subscription $subscription): void
+    {
+        try {
+            $subscription->drain(5.0);
+        } catch (NatsException) {
+            // the connection broke: what was in flight is lost with it, and its callers are told so
+        }
+        while (($extra = $subscription->tryNext()) !== null) {
+            if ($extra->replyTo !== null) {
+                $this->answer($extra->replyTo, RemoteWire::busy());
+            }
         }
     }
 

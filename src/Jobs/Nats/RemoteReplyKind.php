@@ -17,6 +17,8 @@ enum RemoteReplyKind
     case Crashed;
     /** It ran past its time limit; its job worker was killed. */
     case TimedOut;
+    /** A job worker without a free slot got it anyway (the server gave it out while that worker was leaving the queue group): offer it again. */
+    case Busy;
     /** The job worker could not run it at all (its pool is gone, the result is too large to send). */
     case Refused;
 }

@@ -18,6 +18,7 @@ use Bobbin\Jobs\Wire\TaskOutcome;
  *     'A' u32 pid, text        it holds the task and is alive (at once, then every heartbeat)
  *     'K' message              the task ran past its time limit (its job worker was killed)
  *     'E' message              it could not run the task at all
+ *     'B'                      it has no free slot after all: the task was not taken, offer it again
  *
  * Pure: strings in, strings out.
  */
@@ -26,6 +27,7 @@ final class RemoteWire
     private const ALIVE = 'A';
     private const TIMED_OUT = 'K';
     private const REFUSED = 'E';
+    private const BUSY = 'B';
 
     private function __construct()
     {
@@ -72,6 +74,11 @@ final class RemoteWire
         return self::REFUSED . $message;
     }
 
+    public static function busy(): string
+    {
+        return self::BUSY;
+    }
+
     /** @throws JobProtocolException */
     public static function decodeReply(string $payload): RemoteReply
     {
@@ -88,6 +95,8 @@ final class RemoteWire
                 return new RemoteReply(RemoteReplyKind::TimedOut, text: \substr($payload, 1));
             case self::REFUSED:
                 return new RemoteReply(RemoteReplyKind::Refused, text: \substr($payload, 1));
+            case self::BUSY:
+                return new RemoteReply(RemoteReplyKind::Busy);
         }
         $reply = JobWire::decodeReply($payload);
 

@@ -123,6 +123,29 @@ final class PublishSubscribeTest extends NatsTestCase
         $subscription->next(1);
     }
 
+    public function testADrainedQueueMemberKeepsEveryMessageTheServerGaveItBeforeTheUnsub(): void
+    {
+        $subject = self::subject('drain');
+        $connection = $this->connect();
+        $subscription = $connection->subscribe($subject, 'workers');
+        $connection->flush();
+        for ($i = 0; $i < 1000; $i++) {
+            $connection->publish($subject, (string) $i);
+        }
+        // Still on their way back when the UNSUB goes out: a plain unsubscribe() would drop them.
+        $subscription->drain(2.0);
+
+        $received = [];
+        while (($message = $subscription->tryNext()) !== null) {
+            $received[] = (int) $message->payload;
+        }
+        self::assertSame(\range(0, 999), $received);
+        self::assertTrue($subscription->isClosed());
+        $connection->publish($subject, 'after');
+        $connection->flush();
+        self::assertNull($subscription->tryNext());
+    }
+
     public function testAnAutoUnsubscribeEndsAfterThatManyMessages(): void
     {
         $subject = self::subject('auto');
