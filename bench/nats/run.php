@@ -13,7 +13,9 @@ declare(strict_types=1);
  *   2. roundtrip: an empty task submitted and awaited one at a time (µs per task, p50/p99),
  *      over NATS to a `bin/bobbin jobs-worker` and to the local pool (a JobMaster of this
  *      process), both with --job-workers job workers.
- *   3. throughput: TASKS empty tasks, 16 at a time, over the same two: tasks/s.
+ *   3. throughput: TASKS empty tasks, 16 at a time, over the same two, and over a second
+ *      jobs-worker with 16 slots (--prefetch=16 - job workers; the default holds 2 per job worker,
+ *      and callers beyond offer their task again): tasks/s.
  *
  * Every measure alternates the two sides over --rounds rounds of the same run; medians shown,
  * with the ratio. Relaunches itself once with opcache and the tracing JIT, as `bin/bobbin serve`
@@ -128,25 +130,34 @@ if (\in_array('publish', $only, true)) {
 }
 
 if ($master !== null) {
-    $transport = $url . '?subject=bench.jobs.' . \bin2hex(\random_bytes(4));
-    $log = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-bench-nats-');
-    $worker = \proc_open(
-        [\PHP_BINARY, "$root/bin/bobbin", 'jobs-worker', '--transport=' . $transport, '--job-workers=' . $jobWorkers, '--job-bootstrap=' . $bootstrap, '--durable-slots=0'],
-        [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $log, 'w']],
-        $pipes,
-    );
-    \assert(\is_resource($worker));
-    $workerPid = (int) \proc_get_status($worker)['pid'];
+    // Two jobs-workers: the default prefetch (a slot per job worker more: 2 × job workers slots),
+    // and one with 16 slots, as many as tasks in flight (the local pool queues them in its socket's backlog).
+    $remotes = [];
+    foreach (['NATS' => $jobWorkers, 'NATS, 16 slots' => \max(0, 16 - $jobWorkers)] as $name => $prefetch) {
+        $transport = $url . '?subject=bench.jobs.' . \bin2hex(\random_bytes(4));
+        $log = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-bench-nats-');
+        $process = \proc_open(
+            [\PHP_BINARY, "$root/bin/bobbin", 'jobs-worker', '--transport=' . $transport, '--job-workers=' . $jobWorkers, '--prefetch=' . $prefetch, '--job-bootstrap=' . $bootstrap, '--durable-slots=0'],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $log, 'w']],
+            $pipes,
+        );
+        \assert(\is_resource($process));
+        $remotes[$name] = [$process, (int) \proc_get_status($process)['pid'], $log, $transport];
+    }
     try {
-        $deadline = \microtime(true) + 20;
-        while (!\str_contains((string) \file_get_contents($log), 'Taking jobs from') && \microtime(true) < $deadline) {
-            \usleep(20_000);
+        foreach ($remotes as [, , $log]) {
+            $deadline = \microtime(true) + 20;
+            while (!\str_contains((string) \file_get_contents($log), 'Taking jobs from') && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
         }
         $config = new JobsConfig(64, 10.0, 60.0);
         $sides = [
             'local pool' => Jobs::localPool($pool->socketPath, $config),
-            'NATS' => Jobs::nats(NatsJobsConfig::fromUrl($transport), $config),
         ];
+        foreach ($remotes as $name => [, , , $transport]) {
+            $sides[$name] = Jobs::nats(NatsJobsConfig::fromUrl($transport), $config);
+        }
         foreach ($sides as $jobs) {
             $jobs->map((static function () {
                 for ($i = 0; $i < 500; $i++) {
@@ -189,19 +200,23 @@ if ($master !== null) {
             foreach ($sides as $name => $jobs) {
                 $rows[] = [\sprintf('empty tasks, 16 at a time over %d job workers: %s', $jobWorkers, $name), \sprintf('%s tasks/s', \number_format($median($rates[$name]))), ''];
             }
-            $rows[] = ['empty tasks, 16 at a time: NATS / local pool', \sprintf('%.2fx the rate', $median($rates['NATS']) / $median($rates['local pool'])), ''];
+            foreach (['NATS', 'NATS, 16 slots'] as $name) {
+                $rows[] = [\sprintf('empty tasks, 16 at a time: %s / local pool', $name), \sprintf('%.2fx the rate', $median($rates[$name]) / $median($rates['local pool'])), ''];
+            }
         }
     } finally {
-        \posix_kill($workerPid, \SIGTERM);
-        $deadline = \microtime(true) + 10;
-        while (\proc_get_status($worker)['running'] && \microtime(true) < $deadline) {
-            \usleep(20_000);
+        foreach ($remotes as [$process, $pid, $log]) {
+            \posix_kill($pid, \SIGTERM);
+            $deadline = \microtime(true) + 10;
+            while (\proc_get_status($process)['running'] && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+            if (\proc_get_status($process)['running']) {
+                \posix_kill($pid, \SIGKILL);
+            }
+            \proc_close($process);
+            @\unlink($log);
         }
-        if (\proc_get_status($worker)['running']) {
-            \posix_kill($workerPid, \SIGKILL);
-        }
-        \proc_close($worker);
-        @\unlink($log);
         $master->stop(5.0);
     }
 }
