@@ -7,6 +7,8 @@ namespace Bobbin\Jobs\Nats;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\Future;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\JobTimeoutException;
@@ -51,6 +53,8 @@ final class NatsTransport implements JobTransport
     private const LONGEST_RETRY_SECONDS = 0.05;
 
     private ?Connection $connection = null;
+    /** @var Future<Connection>|null the connect in progress */
+    private ?Future $connecting = null;
     private int $connectedPid = 0;
     private bool $streamReady = false;
 
@@ -60,6 +64,7 @@ final class NatsTransport implements JobTransport
 
     public function execute(EncodedTask $task, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
     {
+        $cancellation?->throwIfRequested();
         $connection = $this->connection($cancellation);
         $durable = $task->idempotencyKey !== null;
         $inbox = $connection->openInbox(!$durable);
@@ -210,15 +215,28 @@ final class NatsTransport implements JobTransport
     private function connection(?Cancellation $cancellation): Connection
     {
         $pid = (int) \getmypid();
-        if ($this->connection === null || $this->connectedPid !== $pid || $this->connection->state() === ConnectionState::Closed) {
-            // A connection inherited through fork() belongs to the parent: never use it here.
-            try {
-                $this->connection = Connection::connect($this->config->connection, $cancellation);
-            } catch (NatsException $error) {
-                throw new JobWorkersUnavailableException('Cannot reach the job workers\' NATS server: ' . $error->getMessage(), 0, $error);
-            }
-            $this->connectedPid = $pid;
-            $this->streamReady = false;
+        if ($this->connection !== null && $this->connectedPid === $pid && $this->connection->state() !== ConnectionState::Closed) {
+            return $this->connection;
+        }
+        if ($this->connecting !== null && $this->connectedPid === $pid) {
+            // Tasks submitted together share the one connection being made.
+            return $this->connecting->await($cancellation);
+        }
+        // A connection inherited through fork() belongs to the parent: never use it here.
+        $this->connectedPid = $pid;
+        $this->streamReady = false;
+        /** @var DeferredFuture<Connection> $made */
+        $made = new DeferredFuture();
+        $this->connecting = $made->future()->ignore();
+        try {
+            // Not the first caller's cancellation: the others wait on this connect too (it has its own timeout).
+            $this->connection = Connection::connect($this->config->connection);
+            $made->complete($this->connection);
+        } catch (NatsException $error) {
+            $made->fail($unavailable = new JobWorkersUnavailableException('Cannot reach the job workers\' NATS server: ' . $error->getMessage(), 0, $error));
+            throw $unavailable;
+        } finally {
+            $this->connecting = null;
         }
 
         return $this->connection;

@@ -29,6 +29,7 @@ final class NatsDurableJobsTest extends TestCase
 
     protected function tearDown(): void
     {
+        JobsWorkerProcess::closeCallers();
         foreach ($this->workers as $worker) {
             $worker->kill();
         }

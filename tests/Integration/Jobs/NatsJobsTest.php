@@ -52,6 +52,7 @@ final class NatsJobsTest extends TestCase
 
     protected function tearDown(): void
     {
+        JobsWorkerProcess::closeCallers();
         @\unlink($this->journal);
     }
 
@@ -64,6 +65,24 @@ final class NatsJobsTest extends TestCase
         self::assertSame(['a' => [1, 2.5, 'ü']], $result['value']);
         self::assertContains($result['pid'], [...self::$workers[0]->jobWorkerPids(), ...self::$workers[1]->jobWorkerPids()]);
         self::assertSame(1, $jobs->statistics()->completed);
+    }
+
+    public function testTasksSubmittedTogetherShareTheProcesssOneConnection(): void
+    {
+        $sockets = static fn (): int => \count(\array_filter(
+            \glob('/proc/self/fd/*') ?: [],
+            static fn (string $fd): bool => \str_starts_with((string) @\readlink($fd), 'socket:'),
+        ));
+        $before = $sockets();
+
+        $results = JobsWorkerProcess::jobs(self::$transport)->map((static function () {
+            for ($i = 0; $i < 32; $i++) {
+                yield new EchoTask($i);
+            }
+        })(), 32);
+
+        self::assertCount(32, $results);
+        self::assertSame(1, $sockets() - $before, 'one NATS connection, however many tasks asked for it at once');
     }
 
     public function testATasksExceptionComesBackWithItsClassAndMessage(): void

@@ -7,6 +7,7 @@ namespace Bobbin\Tests\Support\Nats;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\JobsConfig;
 use Bobbin\Jobs\Nats\NatsJobsConfig;
+use Bobbin\Jobs\Nats\NatsTransport;
 
 /**
  * A real `bin/bobbin jobs-worker` on the checkout's nats-server, with the jobs tests' bootstrap.
@@ -38,10 +39,24 @@ final class JobsWorkerProcess
         $this->waitForLog('/Taking jobs from/', 20.0);
     }
 
+    /** @var list<NatsTransport> the callers' transports made by jobs(), closed by closeCallers() */
+    private static array $callers = [];
+
     /** A caller's Jobs on the same transport, as a serving process has one. */
     public static function jobs(string $transport, float $timeLimit = 60.0, int $queue = 64): Jobs
     {
-        return Jobs::nats(NatsJobsConfig::fromUrl($transport), new JobsConfig($queue, 10.0, $timeLimit));
+        self::$callers[] = $caller = new NatsTransport(NatsJobsConfig::fromUrl($transport));
+
+        return new Jobs($caller, new JobsConfig($queue, 10.0, $timeLimit));
+    }
+
+    /** Closes the NATS connections of the callers made so far: none outlives its test in this process's loop. */
+    public static function closeCallers(): void
+    {
+        foreach (self::$callers as $caller) {
+            $caller->close();
+        }
+        self::$callers = [];
     }
 
     /** @return list<string> the first match's groups */
