@@ -115,6 +115,7 @@ final class MarkdownReport
         $sources = [
             ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
             ['MySQL/MariaDB client (issue 21)', 'docs/MYSQL.md', '## Measured', 'php bench/mysql/run.php; php bench/mysql/http.php'],
+            ['NATS client and jobs over NATS (issue 26)', 'docs/NATS.md', '## Measured', 'php bench/nats/run.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],
