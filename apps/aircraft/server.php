@@ -5,7 +5,8 @@ declare(strict_types=1);
 /*
  * The aircraft application as an APP_FILE for `bin/bobbin serve`: built once per worker, with a
  * pool of non-blocking PostgreSQL (or, for a mysql:// or mariadb:// DATABASE_URL, MySQL/MariaDB)
- * connections shared by every request the worker serves.
+ * connections shared by every request the worker serves; with REDIS_URL, GET /aircraft/{id}
+ * cached in Redis.
  */
 
 use Bobbin\Apps\Aircraft\AircraftConfig;
@@ -18,6 +19,7 @@ use Bobbin\Mysql\ConnectionPool as MysqlPool;
 use Bobbin\Mysql\PoolConfig as MysqlPoolConfig;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
+use Bobbin\Redis\Client as RedisClient;
 
 require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
 
@@ -46,4 +48,8 @@ if ($config->poolMin > 0) {
     }
 }
 
-return AircraftServices::container(static fn () => $pool, $logger)->get(AircraftApplication::class);
+// One pipelined Redis connection per worker, shared by its requests (opened on first use).
+$redis = $config->redisUrl === null ? null : new RedisClient($config->redisUrl);
+
+return AircraftServices::container(static fn () => $pool, $logger, $redis === null ? null : static fn () => $redis)
+    ->get(AircraftApplication::class);

@@ -171,6 +171,27 @@ final class Async
     }
 
     /**
+     * Whether PHP holds input for a TLS $stream that its descriptor does not show: OpenSSL may
+     * have taken a whole TCP segment off the socket, handed out one record and kept the next
+     * decrypted, so the socket never turns readable for it and a loop watching the descriptor
+     * (epoll) waits forever. stream_select() is the one call that asks OpenSSL (SSL_pending) and
+     * moves such bytes into the stream's buffer; a client of an encrypted stream asks this before
+     * each wait. One zero-timeout select of one descriptor; true only for bytes PHP holds, so a
+     * record still arriving is waited for, not spun on.
+     *
+     * @param resource $stream
+     */
+    public static function hasPendingInput(mixed $stream): bool
+    {
+        $read = [$stream];
+        $write = $except = null;
+        @\stream_select($read, $write, $except, 0, 0);
+
+        // Bytes on the socket itself are the loop's business; only those PHP now holds count.
+        return \stream_get_meta_data($stream)['unread_bytes'] > 0;
+    }
+
+    /**
      * Whether $stream has something to read (data, an end of stream, an error) right now: one
      * zero-timeout poll of that one descriptor, never a wait. For a cheap check that an idle
      * connection is still what it was: a healthy idle session has nothing to say.

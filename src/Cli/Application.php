@@ -35,6 +35,8 @@ final class Application
                 case 'help':
                     if (($arguments[1] ?? null) === 'serve') {
                         \fwrite($this->stdout, ServeCommand::help());
+                    } elseif (($arguments[1] ?? null) === 'jobs-worker') {
+                        \fwrite($this->stdout, JobsWorkerCommand::help());
                     } elseif (($arguments[1] ?? null) === 'preload') {
                         \fwrite($this->stdout, PreloadCommand::help());
                     } elseif (\in_array($arguments[1] ?? null, ControlCommand::COMMANDS, true)) {
@@ -46,6 +48,8 @@ final class Application
                     return ExitCode::Ok->value;
                 case 'serve':
                     return (new ServeCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
+                case 'jobs-worker':
+                    return (new JobsWorkerCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
                 case 'preload':
                     return (new PreloadCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
                 case 'reload':
@@ -83,6 +87,8 @@ final class Application
               bin/bobbin reload --pid-file=PATH     zero-downtime reload: new workers first, then the old ones drain
               bin/bobbin status --pid-file=PATH     one line per worker: pid, uptime, requests, in flight, memory
               bin/bobbin stop --pid-file=PATH       graceful stop, waits until the master has exited
+              bin/bobbin jobs-worker --transport=nats://HOST:PORT [--job-bootstrap=FILE] [--job-workers=N]
+                                                    job workers on this host for tasks sent over NATS (--jobs-transport of serve)
               bin/bobbin preload APP_FILE [--request=PATH]… [--output=FILE]
                                                     an opcache.preload script of the files the app loads (for PHP-FPM)
               bin/bobbin --help                     this text

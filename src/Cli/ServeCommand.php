@@ -18,6 +18,7 @@ use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\JobsConfig;
+use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Leaks\LeakDetectingHandler;
 use Bobbin\Leaks\LeakReporter;
 use Bobbin\Process\AbruptEndReport;
@@ -65,6 +66,7 @@ final class ServeCommand
         'job-max-memory' => ['string', '0', 'a job worker is replaced once its PHP heap exceeds this many bytes after a task, e.g. 256M (0: never)'],
         'job-socket' => ['string', '', 'unix socket the job workers accept tasks on (default: jobs.sock in a new private directory under the temp dir)'],
         'job-nice' => ['int', '0', 'added to the job workers\' niceness (0..19): the kernel prefers the HTTP workers when both want a CPU'],
+        'jobs-transport' => ['string', 'local', 'where tasks run: local (job workers beside the HTTP workers) or nats://host:port (bin/bobbin jobs-worker processes on any host; no local job workers; docs/JOBS.md)'],
     ];
 
     /**
@@ -109,7 +111,7 @@ final class ServeCommand
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
-        $jobPool = self::jobPool($options);
+        $jobPool = self::remoteJobs($options) ? null : self::jobPool($options);
         foreach (\array_keys(self::OWN_OPTIONS) as $own) {
             unset($options[$own]);
         }
@@ -269,6 +271,36 @@ final class ServeCommand
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
         }
+    }
+
+    /**
+     * --jobs-transport=nats://…: every serving process sends its tasks over NATS. Installed before
+     * the master forks; each process connects at its first task, so none shares a connection.
+     *
+     * @param array<string, mixed> $options
+     * @throws UsageException
+     */
+    private static function remoteJobs(array $options): bool
+    {
+        $transport = (string) ($options['jobs-transport'] ?? 'local');
+        if ($transport === 'local') {
+            return false;
+        }
+        if (\preg_match('#^(nats|tls)://#i', $transport) !== 1) {
+            throw new UsageException('--jobs-transport expects local or nats://host:port');
+        }
+        try {
+            $nats = NatsJobsConfig::fromUrl($transport);
+        } catch (\InvalidArgumentException | \ValueError $error) {
+            throw new UsageException('--jobs-transport: ' . $error->getMessage());
+        }
+        Jobs::install(Jobs::nats($nats, new JobsConfig(
+            self::wholeNumber('job-queue', $options['job-queue'] ?? 64, 1),
+            self::seconds('job-queue-wait', $options['job-queue-wait'] ?? 10),
+            self::seconds('job-timeout', $options['job-timeout'] ?? 60),
+        )));
+
+        return true;
     }
 
     /**

@@ -17,6 +17,8 @@ use Bobbin\Jobs\Internal\JobCounters;
 use Bobbin\Jobs\Internal\TaskEnd;
 use Bobbin\Jobs\Internal\TaskTicket;
 use Bobbin\Jobs\Local\LocalPoolTransport;
+use Bobbin\Jobs\Nats\NatsJobsConfig;
+use Bobbin\Jobs\Nats\NatsTransport;
 use Bobbin\Jobs\Transport\InProcessTransport;
 use Bobbin\Jobs\Transport\JobTransport;
 use Bobbin\Jobs\Wire\EncodedTask;
@@ -65,6 +67,12 @@ final class Jobs
     public static function localPool(string $socketPath, JobsConfig $config = new JobsConfig()): self
     {
         return new self(new LocalPoolTransport($socketPath, $config->maxPayload), $config);
+    }
+
+    /** Job workers on any host, over NATS (bin/bobbin jobs-worker; --jobs-transport=nats://…). */
+    public static function nats(NatsJobsConfig $nats, JobsConfig $config = new JobsConfig()): self
+    {
+        return new self(new NatsTransport($nats), $config);
     }
 
     /**

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Postgres;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
@@ -65,8 +66,8 @@ final class Connection implements Executor
      * answer, and the connection closes once the statement is over (settle()).
      */
     private ?string $lostAfterAnswer = null;
-    /** The socket as ext-sockets sees it, to peek at what arrived while idle (made on first need). */
-    private ?\Socket $peekSocket = null;
+    /** Peeks at what arrived while idle (made on first need). */
+    private ?IdleSocketPeek $idlePeek = null;
     private readonly float $openedAt;
     private float $lastUsedAt;
     /** @var (Closure(int): void)|null */
@@ -394,20 +395,9 @@ final class Connection implements Executor
      */
     private function peekWhileIdle(): ?string
     {
-        $this->peekSocket ??= @\socket_import_stream($this->socket) ?: null;
-        if ($this->peekSocket === null) {
-            return Async::isReadableNow($this->socket) ? '?' : null;
-        }
-        $received = @\socket_recv($this->peekSocket, $first, 1, \MSG_PEEK | \MSG_DONTWAIT);
-        if ($received === false) {
-            $error = \socket_last_error($this->peekSocket);
-            \socket_clear_error($this->peekSocket);
+        $this->idlePeek ??= new IdleSocketPeek($this->socket);
 
-            // Nothing to read yet (EAGAIN, which is EWOULDBLOCK on Linux), or a signal came in between.
-            return $error === \SOCKET_EAGAIN || $error === \SOCKET_EINTR ? null : '';
-        }
-
-        return $received === 0 ? '' : (string) $first;
+        return $this->idlePeek->firstByte();
     }
 
     /**
@@ -706,7 +696,7 @@ final class Connection implements Executor
         }
         $this->handleClosed = true;
         $this->statements = [];
-        $this->peekSocket = null;
+        $this->idlePeek = null;
         $this->watcher->close();
         if (!$this->config->persistent) {
             // A persistent session stays open for the next request of this PHP process.

@@ -8,6 +8,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
+use Bobbin\Pool\PoolStatistics;
 use Bobbin\Pool\PoolTimeoutException as SharedPoolTimeoutException;
 use Bobbin\Postgres\Exception\PoolTimeoutException;
 use Bobbin\Postgres\Exception\PostgresException;
@@ -92,20 +93,7 @@ final class ConnectionPool implements Executor
 
     public function statistics(): PoolStatistics
     {
-        $s = $this->pool->statistics();
-
-        return new PoolStatistics(
-            $s->maxSize,
-            $s->open,
-            $s->idle,
-            $s->inUse,
-            $s->waiting,
-            $s->acquisitions,
-            $s->timeouts,
-            $s->discarded,
-            $s->totalWaitTime,
-            $s->maxWaitTime,
-        );
+        return $this->pool->statistics();
     }
 
     public function config(): PoolConfig

@@ -18,6 +18,7 @@ use Bobbin\Mysql\ConnectionPool as MysqlPool;
 use Bobbin\Mysql\PoolConfig as MysqlPoolConfig;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
+use Bobbin\Redis\Client as RedisClient;
 
 require_once \dirname(__DIR__, 3) . '/vendor/autoload.php';
 
@@ -43,10 +44,15 @@ $pool = $config->usesMysql()
         statementCacheSize: 0,
         persistent: $config->persistentConnection,
     ));
+// With REDIS_URL, a Redis client for this request too, in blocking mode (each call drives the
+// loop until its reply is in); it connects only if the request reads or writes the cache.
+$redis = $config->redisUrl === null ? null : new RedisClient($config->redisUrl);
 try {
     (new SapiRunner())->run(
-        AircraftServices::container(static fn () => $pool, $logger)->get(AircraftApplication::class),
+        AircraftServices::container(static fn () => $pool, $logger, $redis === null ? null : static fn () => $redis)
+            ->get(AircraftApplication::class),
     );
 } finally {
     $pool->close();
+    $redis?->close();
 }

@@ -18,6 +18,8 @@ final class AircraftConfig
         public readonly bool $persistentConnection = false,
         /** Bobbin only: connections opened when a worker starts and kept open while idle. */
         public readonly int $poolMin = 0,
+        /** REDIS_URL: GET /aircraft/{id} cached in Redis (null: no cache). */
+        public readonly ?string $redisUrl = null,
     ) {
         if ($poolMax < 1) {
             throw new \InvalidArgumentException('DATABASE_POOL_MAX must be at least 1');
@@ -53,6 +55,7 @@ final class AircraftConfig
             self::number($env, 'DATABASE_POOL_WAIT', 5.0),
             \filter_var($env['DATABASE_PERSISTENT'] ?? '0', \FILTER_VALIDATE_BOOL),
             self::integer($env, 'DATABASE_POOL_MIN', 0),
+            ($env['REDIS_URL'] ?? '') === '' ? null : $env['REDIS_URL'],
         );
     }
 

@@ -12,11 +12,13 @@ use Bobbin\Apps\Aircraft\Http\JsonResponses;
 use Bobbin\Apps\Aircraft\Http\ProbeController;
 use Bobbin\Apps\Aircraft\Http\Routes;
 use Bobbin\Http\Message\MessageFactory;
+use Bobbin\Apps\Aircraft\Storage\CachedAircraftRepository;
 use Bobbin\Apps\Aircraft\Storage\MysqlAircraftRepository;
 use Bobbin\Apps\Aircraft\Storage\PostgresAircraftRepository;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Mysql\Executor as MysqlExecutor;
 use Bobbin\Postgres\Executor as PostgresExecutor;
+use Bobbin\Redis\Executor as RedisExecutor;
 use Closure;
 use Psr\Http\Message\ResponseFactoryInterface;
 use Psr\Http\Message\StreamFactoryInterface;
@@ -29,8 +31,11 @@ use Psr\Log\LoggerInterface;
  */
 final class AircraftServices
 {
-    /** @param Closure(): (PostgresExecutor|MysqlExecutor) $database */
-    public static function container(Closure $database, LoggerInterface $logger): Container
+    /**
+     * @param Closure(): (PostgresExecutor|MysqlExecutor) $database
+     * @param (Closure(): RedisExecutor)|null $cache Redis for GET /aircraft/{id} (REDIS_URL), or none
+     */
+    public static function container(Closure $database, LoggerInterface $logger, ?Closure $cache = null): Container
     {
         return new Container([
             LoggerInterface::class => static fn (): LoggerInterface => $logger,
@@ -43,12 +48,13 @@ final class AircraftServices
                 $c->get(ResponseFactoryInterface::class),
                 $c->get(StreamFactoryInterface::class),
             ),
-            AircraftRepository::class => static function () use ($database): AircraftRepository {
+            AircraftRepository::class => static function () use ($database, $cache, $logger): AircraftRepository {
                 $executor = $database();
-
-                return $executor instanceof MysqlExecutor
+                $repository = $executor instanceof MysqlExecutor
                     ? new MysqlAircraftRepository($executor)
                     : new PostgresAircraftRepository($executor);
+
+                return $cache === null ? $repository : new CachedAircraftRepository($repository, $cache(), $logger);
             },
             AircraftController::class => static fn (Container $c): AircraftController => new AircraftController(
                 $c->get(AircraftRepository::class),

@@ -119,11 +119,14 @@ final class MarkdownReport
         $sources = [
             ['PostgreSQL client (issue 4)', 'docs/POSTGRES.md', '## Measured', 'php -d opcache.enable_cli=1 bench/postgres/run.php'],
             ['MySQL/MariaDB client (issue 21)', 'docs/MYSQL.md', '## Measured', 'php bench/mysql/run.php; php bench/mysql/http.php'],
+            ['NATS client and jobs over NATS (issue 26)', 'docs/NATS.md', '## Measured', 'php bench/nats/run.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],
             ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],
             ['Observability: the admin listener, blocking-call detection and --detect-leaks, off and on (issue 23)', 'docs/OBSERVABILITY.md', '## Measured', 'php bench/observability/run.php'],
+            ['Redis client: GET/SET with 100 fibers against redis-benchmark and predis (issue 25)', 'docs/REDIS.md', '## Measured', 'php bench/redis/run.php'],
+            ['Tarantool client and MessagePack codec (issue 24)', 'docs/TARANTOOL.md', '## Measured', 'php bench/tarantool/run.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Jobs\Execution;
 
+use Bobbin\Jobs\DurableTask;
 use Bobbin\Jobs\Task;
 use Bobbin\Jobs\TaskNotSerializableException;
 use Bobbin\Jobs\TimeLimitedTask;
@@ -37,6 +38,6 @@ final class TaskEncoder
             throw new \InvalidArgumentException(\sprintf('The time limit of %s must be 0 (none) or a positive number of seconds', $class));
         }
 
-        return new EncodedTask($class, $payload, $timeLimit);
+        return new EncodedTask($class, $payload, $timeLimit, $task instanceof DurableTask ? $task->idempotencyKey() : null);
     }
 }

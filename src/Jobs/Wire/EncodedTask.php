@@ -12,6 +12,8 @@ final readonly class EncodedTask
         public string $payload,
         /** Seconds it may run; 0 for no limit. */
         public float $timeLimit,
+        /** A DurableTask's idempotencyKey(); null for any other task. */
+        public ?string $idempotencyKey = null,
     ) {
     }
 }

@@ -6,6 +6,7 @@ namespace Bobbin\Mysql\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Mysql\ConnectionConfig;
@@ -30,6 +31,7 @@ final class Transport
     private readonly StreamWatcher $watcher;
     private bool $encrypted = false;
     private bool $closed = false;
+    private ?IdleSocketPeek $idlePeek = null;
 
     /** @param resource $stream */
     private function __construct(private readonly mixed $stream, public readonly bool $isUnixSocket)
@@ -209,12 +211,17 @@ final class Transport
     }
 
     /**
-     * Whether anything (data, an end of stream) arrived while nothing was asked: a zero-timeout
-     * poll, no round trip. An idle session has nothing to say.
+     * Whether anything (data, an end of stream) arrived while nothing was asked: a peek at the
+     * socket, no round trip. An idle session has nothing to say.
      */
     public function hasArrived(): bool
     {
-        return $this->packets->hasUnreadBytes() || Async::isReadableNow($this->stream);
+        if ($this->packets->hasUnreadBytes()) {
+            return true;
+        }
+        $this->idlePeek ??= new IdleSocketPeek($this->stream);
+
+        return $this->idlePeek->hasArrived();
     }
 
     public function isClosed(): bool
@@ -228,6 +235,7 @@ final class Transport
             return;
         }
         $this->closed = true;
+        $this->idlePeek = null;
         $this->watcher->close();
         @\fclose($this->stream);
     }
@@ -237,6 +245,9 @@ final class Transport
         // A plain script or PHP-FPM request with nothing else on the loop and no bound to keep:
         // sleep in one blocking wait, as a blocking client would.
         if ($deadline === null && $cancellation === null && !$this->encrypted && Async::awaitReadableIfIdle($this->stream)) {
+            return;
+        }
+        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
             return;
         }
         try {

@@ -408,10 +408,11 @@ abstract class DirectStreamWaitContract extends DriverTestCase
         $received = [];
         foreach ($pairs as $i => [$reader]) {
             $driver->queue(function () use ($driver, $reader, $i, &$received): void {
-                // Two messages per socket, one wait each.
-                for ($n = 0; $n < 2; $n++) {
+                // Two messages per socket, one wait each; each read takes one message only, so a
+                // machine that stalls past the second write still sees them apart.
+                foreach (['first ', 'second '] as $message) {
                     $driver->waitReadable($reader, $this->suspension());
-                    $received[$i][] = \fread($reader, 100);
+                    $received[$i][] = \fread($reader, \strlen($message . $i));
                 }
             });
         }

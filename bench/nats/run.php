@@ -1,0 +1,228 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * bench/nats/run.php — the NATS client and the jobs' NATS transport (issue 26), against the
+ * checkout's nats-server (scripts/nats):
+ *
+ *   1. publish: COUNT messages of 16 and of 128 bytes, then a flush (PING/PONG): messages/s and
+ *      client CPU per message, this client vs the NATS C client (Debian's libnats-dev, built
+ *      from bench/nats/pub.c into var/bench-nats/). No subscriber: the server's intake is the
+ *      ceiling both share. Debian's nats-server ships no `nats bench` (nor the nats CLI).
+ *   2. roundtrip: an empty task submitted and awaited one at a time (µs per task, p50/p99),
+ *      over NATS to a `bin/bobbin jobs-worker` and to the local pool (a JobMaster of this
+ *      process), both with --job-workers job workers.
+ *   3. throughput: TASKS empty tasks, 16 at a time, over the same two, and over a second
+ *      jobs-worker with 16 slots (--prefetch=16 - job workers; the default holds 2 per job worker,
+ *      and callers beyond offer their task again): tasks/s.
+ *
+ * Every measure alternates the two sides over --rounds rounds of the same run; medians shown,
+ * with the ratio. Relaunches itself once with opcache and the tracing JIT, as `bin/bobbin serve`
+ * runs PHP. Prints Markdown. Run it under the machine's benchmark lock:
+ *
+ *   flock /tmp/bobbin-bench.lock php bench/nats/run.php [--rounds=5] [--messages=200000]
+ *       [--tasks=5000] [--sequential=1000] [--job-workers=2] [--only=publish,roundtrip,throughput]
+ */
+
+use Bobbin\Async\Async;
+use Bobbin\Jobs\Jobs;
+use Bobbin\Jobs\JobsConfig;
+use Bobbin\Jobs\Nats\NatsJobsConfig;
+use Bobbin\Nats\Connection;
+use Bobbin\Nats\ConnectionConfig;
+use Bobbin\Process\JobMaster;
+use Bobbin\Process\JobPoolConfig;
+use Bobbin\Http\StderrLogger;
+
+require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+require \dirname(__DIR__) . '/jobs/tasks.php';
+
+if (\getenv('BOBBIN_BENCH_RELAUNCHED') === false && \function_exists('pcntl_exec') && !\filter_var(\ini_get('opcache.enable_cli'), \FILTER_VALIDATE_BOOL)) {
+    $settings = [];
+    foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
+        \array_push($settings, '-d', "$name=$value");
+    }
+    \pcntl_exec(\PHP_BINARY, [...$settings, __FILE__, ...\array_slice($argv, 1)], [...\getenv(), 'BOBBIN_BENCH_RELAUNCHED' => '1']);
+}
+
+$options = \getopt('', ['rounds::', 'messages::', 'tasks::', 'sequential::', 'job-workers::', 'only::']);
+$rounds = \max(1, (int) ($options['rounds'] ?? 5));
+$messages = \max(1000, (int) ($options['messages'] ?? 200_000));
+$tasks = \max(100, (int) ($options['tasks'] ?? 5000));
+$sequential = \max(100, (int) ($options['sequential'] ?? 1000));
+$jobWorkers = \max(1, (int) ($options['job-workers'] ?? 2));
+$only = \explode(',', (string) ($options['only'] ?? 'publish,roundtrip,throughput'));
+$root = \dirname(__DIR__, 2);
+$script = \escapeshellarg("$root/scripts/nats");
+$url = \trim((string) \shell_exec("$script start >/dev/null 2>&1; $script url"));
+if (!\str_starts_with($url, 'nats://')) {
+    \fwrite(\STDERR, "scripts/nats start failed\n");
+    exit(1);
+}
+
+$cpu = static function (): float {
+    $usage = \getrusage();
+
+    return $usage['ru_utime.tv_sec'] + $usage['ru_utime.tv_usec'] / 1e6 + $usage['ru_stime.tv_sec'] + $usage['ru_stime.tv_usec'] / 1e6;
+};
+$median = static function (array $values): float {
+    \sort($values);
+    $n = \count($values);
+
+    return $n % 2 === 1 ? (float) $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
+};
+$percentile = static function (array $values, float $p): float {
+    \sort($values);
+
+    return (float) $values[\min(\count($values) - 1, (int) \floor($p * \count($values)))];
+};
+$rows = [];
+$bootstrap = "$root/bench/jobs/bootstrap.php";
+// The local pool first: forked before this process runs its loop or opens a NATS connection.
+$pool = JobPoolConfig::create($jobWorkers, $bootstrap);
+$master = \array_intersect(['roundtrip', 'throughput'], $only) === [] ? null
+    : JobMaster::start($pool, new StderrLogger(\Psr\Log\LogLevel::WARNING, \STDERR));
+
+if (\in_array('publish', $only, true)) {
+    $binary = "$root/var/bench-nats/pub";
+    @\mkdir(\dirname($binary), 0777, true);
+    $built = \is_file('/usr/include/nats/nats.h')
+        && (\is_file($binary) && \filemtime($binary) >= \filemtime(__DIR__ . '/pub.c')
+            || \exec(\sprintf('gcc -O2 -o %s %s -lnats 2>&1', \escapeshellarg($binary), \escapeshellarg(__DIR__ . '/pub.c')), $out, $code) !== false && $code === 0);
+    $connection = Connection::connect(ConnectionConfig::fromUrl($url));
+    foreach ([16, 128] as $size) {
+        $payload = \str_repeat('x', $size);
+        $ours = static function () use ($connection, $payload, $messages, $cpu): array {
+            $started = \microtime(true);
+            $cpuStarted = $cpu();
+            for ($i = 0; $i < $messages; $i++) {
+                $connection->publish('bench.pub', $payload);
+            }
+            $connection->flush(30.0);
+
+            return [\microtime(true) - $started, $cpu() - $cpuStarted];
+        };
+        $c = static function () use ($binary, $url, $messages, $size): array {
+            $line = \trim((string) \shell_exec(\sprintf('%s %s bench.pub %d %d', \escapeshellarg($binary), \escapeshellarg($url), $messages, $size)));
+
+            return \array_map('floatval', \explode(' ', $line . ' 0'));
+        };
+        $ours(); // warm-up: JIT traces compiled
+        $samples = ['ours' => [], 'c' => []];
+        for ($round = 0; $round < $rounds; $round++) {
+            $samples['ours'][] = $ours();
+            if ($built) {
+                $samples['c'][] = $c();
+            }
+        }
+        $rate = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $messages / $r[0], $runs));
+        $cpuPer = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $r[1] / $messages * 1e9, $runs));
+        $rows[] = [\sprintf('publish %d B, %s messages + flush: Bobbin\\Nats', $size, \number_format($messages)), \sprintf('%s msg/s', \number_format($rate($samples['ours']))), \sprintf('%.0f ns CPU/msg', $cpuPer($samples['ours']))];
+        if ($built) {
+            $rows[] = [\sprintf('publish %d B: NATS C client (libnats)', $size), \sprintf('%s msg/s', \number_format($rate($samples['c']))), \sprintf('%.0f ns CPU/msg', $cpuPer($samples['c']))];
+            $rows[] = [\sprintf('publish %d B: Bobbin\\Nats / C client', $size), \sprintf('%.2fx the rate', $rate($samples['ours']) / $rate($samples['c'])), \sprintf('%.1fx the CPU', $cpuPer($samples['ours']) / $cpuPer($samples['c']))];
+        } else {
+            $rows[] = [\sprintf('publish %d B: NATS C client', $size), 'not measured: libnats-dev or gcc missing', ''];
+        }
+    }
+    $connection->close();
+}
+
+if ($master !== null) {
+    // Two jobs-workers: the default prefetch (a slot per job worker more: 2 × job workers slots),
+    // and one with 16 slots, as many as tasks in flight (the local pool queues them in its socket's backlog).
+    $remotes = [];
+    foreach (['NATS' => $jobWorkers, 'NATS, 16 slots' => \max(0, 16 - $jobWorkers)] as $name => $prefetch) {
+        $transport = $url . '?subject=bench.jobs.' . \bin2hex(\random_bytes(4));
+        $log = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-bench-nats-');
+        $process = \proc_open(
+            [\PHP_BINARY, "$root/bin/bobbin", 'jobs-worker', '--transport=' . $transport, '--job-workers=' . $jobWorkers, '--prefetch=' . $prefetch, '--job-bootstrap=' . $bootstrap, '--durable-slots=0'],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $log, 'w']],
+            $pipes,
+        );
+        \assert(\is_resource($process));
+        $remotes[$name] = [$process, (int) \proc_get_status($process)['pid'], $log, $transport];
+    }
+    try {
+        foreach ($remotes as [, , $log]) {
+            $deadline = \microtime(true) + 20;
+            while (!\str_contains((string) \file_get_contents($log), 'Taking jobs from') && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+        }
+        $config = new JobsConfig(64, 10.0, 60.0);
+        $sides = [
+            'local pool' => Jobs::localPool($pool->socketPath, $config),
+        ];
+        foreach ($remotes as $name => [, , , $transport]) {
+            $sides[$name] = Jobs::nats(NatsJobsConfig::fromUrl($transport), $config);
+        }
+        foreach ($sides as $jobs) {
+            $jobs->map((static function () {
+                for ($i = 0; $i < 500; $i++) {
+                    yield new \Bobbin\Bench\Jobs\EmptyTask();
+                }
+            })(), 16); // warm-up: connections made, job workers bootstrapped, JIT traces compiled
+        }
+        $latency = \array_fill_keys(\array_keys($sides), []);
+        $perTask = \array_fill_keys(\array_keys($sides), []);
+        $rates = \array_fill_keys(\array_keys($sides), []);
+        for ($round = 0; $round < $rounds; $round++) {
+            foreach ($sides as $name => $jobs) {
+                if (\in_array('roundtrip', $only, true)) {
+                    $started = \microtime(true);
+                    for ($i = 0; $i < $sequential; $i++) {
+                        $t = \hrtime(true);
+                        $jobs->submit(new \Bobbin\Bench\Jobs\EmptyTask())->await();
+                        $latency[$name][] = (\hrtime(true) - $t) / 1e3;
+                    }
+                    $perTask[$name][] = (\microtime(true) - $started) / $sequential * 1e6;
+                }
+                if (\in_array('throughput', $only, true)) {
+                    $started = \microtime(true);
+                    $jobs->map((static function () use ($tasks) {
+                        for ($i = 0; $i < $tasks; $i++) {
+                            yield new \Bobbin\Bench\Jobs\EmptyTask();
+                        }
+                    })(), 16);
+                    $rates[$name][] = $tasks / (\microtime(true) - $started);
+                }
+            }
+        }
+        if (\in_array('roundtrip', $only, true)) {
+            foreach ($sides as $name => $jobs) {
+                $rows[] = [\sprintf('empty task, one at a time: %s', $name), \sprintf('%.0f µs/task', $median($perTask[$name])), \sprintf('p50 %.0f µs, p99 %.0f µs', $percentile($latency[$name], 0.5), $percentile($latency[$name], 0.99))];
+            }
+            $rows[] = ['empty task, one at a time: NATS / local pool', \sprintf('%.2fx the time', $median($perTask['NATS']) / $median($perTask['local pool'])), ''];
+        }
+        if (\in_array('throughput', $only, true)) {
+            foreach ($sides as $name => $jobs) {
+                $rows[] = [\sprintf('empty tasks, 16 at a time over %d job workers: %s', $jobWorkers, $name), \sprintf('%s tasks/s', \number_format($median($rates[$name]))), ''];
+            }
+            foreach (['NATS', 'NATS, 16 slots'] as $name) {
+                $rows[] = [\sprintf('empty tasks, 16 at a time: %s / local pool', $name), \sprintf('%.2fx the rate', $median($rates[$name]) / $median($rates['local pool'])), ''];
+            }
+        }
+    } finally {
+        foreach ($remotes as [$process, $pid, $log]) {
+            \posix_kill($pid, \SIGTERM);
+            $deadline = \microtime(true) + 10;
+            while (\proc_get_status($process)['running'] && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+            if (\proc_get_status($process)['running']) {
+                \posix_kill($pid, \SIGKILL);
+            }
+            \proc_close($process);
+            @\unlink($log);
+        }
+        $master->stop(5.0);
+    }
+}
+
+echo "| measure | result | |\n|---|---|---|\n";
+foreach ($rows as [$what, $result, $note]) {
+    echo "| $what | $result | $note |\n";
+}
+echo \sprintf("\n%d rounds, alternating; medians. nats-server %s, %d CPUs, PHP %s.\n", $rounds, \trim((string) \shell_exec('nats-server --version 2>/dev/null | sed "s/nats-server: //"')), (int) \trim((string) \shell_exec('nproc')), \PHP_VERSION);

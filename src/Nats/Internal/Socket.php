@@ -1,0 +1,188 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Nats\Internal;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Nats\ConnectionConfig;
+use Bobbin\Nats\Exception\ConnectException;
+use Bobbin\Nats\Exception\ConnectionLostException;
+
+/**
+ * One TCP connection to a NATS server: non-blocking, TCP_NODELAY, optionally TLS; reads what has
+ * arrived, writes what the kernel takes. Waits go through the loop and throw its
+ * TimeoutException/CancelledException as they are.
+ *
+ * @internal
+ */
+final class Socket
+{
+    private const READ_CHUNK = 262_144;
+
+    private readonly StreamWatcher $watcher;
+    private bool $encrypted = false;
+    private bool $closed = false;
+
+    /** @param resource $stream */
+    private function __construct(private readonly mixed $stream)
+    {
+        $this->watcher = new StreamWatcher($stream);
+    }
+
+    /** @throws ConnectException|\Bobbin\Async\CancelledException */
+    public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
+    {
+        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
+        $stream = @\stream_socket_client(
+            \sprintf('tcp://%s:%d', $config->host, $config->port),
+            $errno,
+            $error,
+            null,
+            \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT,
+            $context,
+        );
+        if ($stream === false) {
+            throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
+        }
+        \stream_set_blocking($stream, false);
+        \stream_set_read_buffer($stream, 0);
+        \stream_set_write_buffer($stream, 0);
+        Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
+        if (@\stream_socket_get_name($stream, true) === false) {
+            $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+            @\fclose($stream);
+            throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
+        }
+
+        return new self($stream);
+    }
+
+    /** Upgrades the open connection to TLS (after the server's INFO), verifying the server unless told not to. */
+    public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
+    {
+        $options = [
+            'verify_peer' => $config->tlsVerifyPeer,
+            'verify_peer_name' => $config->tlsVerifyPeer,
+            'allow_self_signed' => !$config->tlsVerifyPeer,
+            'peer_name' => $config->host,
+            'SNI_enabled' => true,
+        ];
+        if ($config->tlsCa !== null) {
+            $options['cafile'] = $config->tlsCa;
+        }
+        foreach ($options as $name => $value) {
+            \stream_context_set_option($this->stream, 'ssl', $name, $value);
+        }
+        $error = '';
+        $capture = static function (int $type, string $message) use (&$error): bool {
+            $error = $message;
+
+            return true;
+        };
+        while (true) {
+            \set_error_handler($capture);
+            try {
+                $done = \stream_socket_enable_crypto($this->stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT);
+            } finally {
+                \restore_error_handler();
+            }
+            if ($done !== 0) {
+                break;
+            }
+            $this->watcher->awaitReadable(\max(0.0, $deadline - \microtime(true)), $cancellation);
+        }
+        if ($done !== true) {
+            throw new ConnectException(\sprintf(
+                'TLS with NATS (%s) failed: %s',
+                $config->describe(),
+                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
+            ));
+        }
+        $this->encrypted = true;
+    }
+
+    /**
+     * What has arrived ('' when nothing has).
+     *
+     * @throws ConnectionLostException at the end of the stream
+     */
+    public function read(): string
+    {
+        $bytes = @\fread($this->stream, self::READ_CHUNK);
+        if ($bytes === false || ($bytes === '' && \feof($this->stream))) {
+            throw new ConnectionLostException('The server closed the connection');
+        }
+        if ($this->encrypted && $bytes !== '') {
+            // OpenSSL may hold more decrypted bytes than one read returns, which would never make
+            // the socket readable again: read until it has nothing.
+            while (($more = @\fread($this->stream, self::READ_CHUNK)) !== false && $more !== '') {
+                $bytes .= $more;
+            }
+        }
+
+        return $bytes;
+    }
+
+    /**
+     * Writes what the kernel takes now; the number of bytes written.
+     *
+     * @throws ConnectionLostException
+     */
+    public function write(string $bytes): int
+    {
+        $written = @\fwrite($this->stream, $bytes);
+        if ($written === false) {
+            throw new ConnectionLostException('The connection broke while sending');
+        }
+
+        return $written;
+    }
+
+    /** @throws ConnectionLostException|\Bobbin\Async\CancelledException */
+    public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
+    {
+        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
+            return; // bytes OpenSSL kept would never wake the descriptor (docs/ASYNC.md)
+        }
+        try {
+            $this->watcher->awaitReadable($timeout, $cancellation);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException('The connection was closed');
+        }
+    }
+
+    /** @throws ConnectionLostException|\Bobbin\Async\CancelledException */
+    public function awaitWritable(?float $timeout = null, ?Cancellation $cancellation = null): void
+    {
+        try {
+            $this->watcher->awaitWritable($timeout, $cancellation);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException('The connection was closed');
+        }
+    }
+
+    public function isEncrypted(): bool
+    {
+        return $this->encrypted;
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    /** Closes the socket; a fiber waiting on it gets ConnectionLostException. */
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->watcher->close();
+        @\fclose($this->stream);
+    }
+}

@@ -1,0 +1,323 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\DeferredFuture;
+use Bobbin\Pool\Pool;
+use Bobbin\Pool\PoolClosedException;
+use Bobbin\Pool\PoolStatistics;
+use Bobbin\Pool\PoolTimeoutException as SharedPoolTimeoutException;
+use Bobbin\Redis\Exception\PoolTimeoutException;
+use Bobbin\Redis\Exception\RedisException;
+use Bobbin\Redis\Internal\ClientCache;
+use Bobbin\Redis\Internal\CommandPolicy;
+use Bobbin\Redis\Internal\PoolConnector;
+use Closure;
+
+/**
+ * Redis for every fiber of a process: one pipelined connection they all share (Connection), opened
+ * on first use and again on the first command after it was lost, plus a small pool of dedicated
+ * connections (src/Pool) for what cannot share one: transactions with WATCH and blocking
+ * commands. Subscriptions get a connection of their own (subscribe()).
+ *
+ * A lost connection fails the commands in flight with ConnectionLostException (they may or may
+ * not have run, and are never sent again); the next command opens a new one. Commands that would
+ * change or hold the shared connection are refused with a CommandNotAllowedException naming the
+ * method to use instead.
+ */
+final class Client implements Executor
+{
+    use ExecutesCommands {
+        get as private getFromServer;
+    }
+
+    private readonly ClientConfig $config;
+    private ?Connection $shared = null;
+    private bool $connecting = false;
+    /** @var DeferredFuture<Connection>|null the connect attempt fibers arriving meanwhile wait for */
+    private ?DeferredFuture $attempt = null;
+    /** @var Pool<Connection> */
+    private readonly Pool $dedicated;
+    private readonly ?ClientCache $cache;
+    private bool $closed = false;
+
+    public function __construct(ClientConfig|string $config)
+    {
+        $this->config = \is_string($config) ? ClientConfig::fromUrl($config) : $config;
+        $connection = $this->config->connection;
+        $this->cache = $this->config->cacheSize > 0 ? new ClientCache($this->config->cacheSize) : null;
+        // Dedicated connections wait as long as their command says (a BLPOP's own timeout).
+        $this->dedicated = new Pool(new PoolConnector($connection->with(commandTimeout: null, tracking: false)), $this->config->pool);
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    public function execute(array $command, ?Cancellation $cancellation = null): mixed
+    {
+        CommandPolicy::checkShared($command);
+        $connection = $this->shared;
+        if ($connection === null || $connection->isClosed()) {
+            $connection = $this->connect($cancellation);
+        }
+        if ($this->cache !== null && $this->cache->count() > 0) {
+            // This connection's own writes are invalidated after their reply: too late for the
+            // read that may follow at once.
+            foreach ($command as $i => $argument) {
+                if ($i > 0 && \is_string($argument)) {
+                    $this->cache->forget($argument);
+                }
+            }
+        }
+
+        return $connection->execute($command, $cancellation);
+    }
+
+    /**
+     * GET, from the client-side cache when it is on (ClientConfig::$cacheSize) and holds the key:
+     * the server tells this client when a value it read changes (CLIENT TRACKING), and the value
+     * is dropped as that invalidation is read.
+     */
+    public function get(string $key, ?Cancellation $cancellation = null): ?string
+    {
+        if ($this->cache === null) {
+            return $this->getFromServer($key, $cancellation);
+        }
+        $connection = $this->shared;
+        if ($connection === null || $connection->isClosed()) {
+            $connection = $this->connect($cancellation);
+        }
+        if ($connection->protocol() !== 3) {
+            return $connection->execute(['GET', $key], $cancellation); // no pushes, no tracking
+        }
+        // Nothing in flight: read the invalidations that arrived since (one poll), so a cached
+        // value is never older than what the server told us. With commands in flight the reader
+        // reads them as soon as the loop polls.
+        $connection->readWhileIdle();
+        if ($this->cache->has($key)) {
+            return $this->cache->get($key);
+        }
+        $id = $connection->send(['GET', $key]);
+        $this->cache->expect($id, $key);
+        $reply = $connection->await($id, $cancellation);
+        if ($reply instanceof Internal\ErrorReply) {
+            throw Internal\ErrorFactory::forReply($reply, ['GET', $key]);
+        }
+
+        return $reply === null ? null : (string) $reply;
+    }
+
+    /**
+     * Sends the commands in one write on the shared connection and returns their replies in
+     * order (not a transaction: other fibers' commands may run between them). Error replies are
+     * CommandException objects in their place.
+     *
+     * @param list<array<int, mixed>> $commands
+     * @return list<mixed>
+     */
+    public function pipeline(array $commands, ?Cancellation $cancellation = null): array
+    {
+        foreach ($commands as $command) {
+            CommandPolicy::checkShared($command);
+        }
+        $connection = $this->shared;
+        if ($connection === null || $connection->isClosed()) {
+            $connection = $this->connect($cancellation);
+        }
+
+        return $connection->pipeline($commands, $cancellation);
+    }
+
+    /**
+     * MULTI/EXEC on a dedicated connection, WATCHing $watch first (see Transaction).
+     *
+     * @param Closure(Transaction): mixed $work
+     * @param list<string> $watch
+     * @return list<mixed> EXEC's replies
+     * @throws Exception\TransactionConflictException when a watched key changed: run it again
+     */
+    public function transaction(Closure $work, array $watch = [], ?Cancellation $cancellation = null): array
+    {
+        $connection = $this->acquire($cancellation);
+        try {
+            return Transaction::run($connection, $work, $watch, $cancellation);
+        } finally {
+            $this->dedicated->release($connection);
+        }
+    }
+
+    /**
+     * A blocking command (BLPOP, BRPOP, BLMOVE, BZPOPMIN, XREAD … BLOCK, WAIT) on a dedicated
+     * connection. Cancelled, it is unblocked on the server (CLIENT UNBLOCK) and its connection
+     * comes back to the pool once its reply is read.
+     *
+     * @param array<int, mixed> $command
+     */
+    public function blocking(array $command, ?Cancellation $cancellation = null): mixed
+    {
+        $connection = $this->acquire($cancellation);
+        try {
+            return $connection->execute($command, $cancellation);
+        } catch (CancelledException $e) {
+            if (!$connection->isClosed() && $connection->inFlight() > 0) {
+                $clientId = $connection->clientId();
+                Async::run(fn () => $this->execute(['CLIENT', 'UNBLOCK', $clientId]))->ignore();
+            }
+            throw $e;
+        } finally {
+            $this->dedicated->release($connection);
+        }
+    }
+
+    /**
+     * BLPOP: the first element of the first non-empty list, waiting up to $timeout seconds
+     * (0: for ever); null when none came.
+     *
+     * @param list<string> $keys
+     * @return array{string, string}|null [key, element]
+     */
+    public function blPop(array $keys, float $timeout, ?Cancellation $cancellation = null): ?array
+    {
+        return self::keyAndElement($this->blocking(['BLPOP', ...$keys, $timeout], $cancellation));
+    }
+
+    /**
+     * @param list<string> $keys
+     * @return array{string, string}|null [key, element]
+     */
+    public function brPop(array $keys, float $timeout, ?Cancellation $cancellation = null): ?array
+    {
+        return self::keyAndElement($this->blocking(['BRPOP', ...$keys, $timeout], $cancellation));
+    }
+
+    /**
+     * A subscriber on a connection of its own, subscribed to $channels, $patterns and
+     * $shardChannels (see Subscriber).
+     *
+     * @param list<string> $channels
+     * @param list<string> $patterns
+     * @param list<string> $shardChannels
+     */
+    public function subscribe(array $channels = [], array $patterns = [], array $shardChannels = [], ?Cancellation $cancellation = null): Subscriber
+    {
+        return Subscriber::open($this->config->connection->with(commandTimeout: null, tracking: false), $channels, $patterns, $shardChannels, $cancellation);
+    }
+
+    public function protocol(): int
+    {
+        $connection = $this->shared;
+        if ($connection === null || $connection->isClosed()) {
+            $connection = $this->connect(null);
+        }
+
+        return $connection->protocol();
+    }
+
+    /** The shared connection (opened if needed): its client id, protocol, server version. */
+    public function sharedConnection(?Cancellation $cancellation = null): Connection
+    {
+        $connection = $this->shared;
+
+        return $connection === null || $connection->isClosed() ? $this->connect($cancellation) : $connection;
+    }
+
+    /** The dedicated connections' pool statistics. */
+    public function statistics(): PoolStatistics
+    {
+        return $this->dedicated->statistics();
+    }
+
+    /** @return array{hits: int, misses: int, invalidations: int, entries: int} the client-side cache's counters */
+    public function cacheStatistics(): array
+    {
+        return [
+            'hits' => $this->cache->hits ?? 0,
+            'misses' => $this->cache->misses ?? 0,
+            'invalidations' => $this->cache->invalidations ?? 0,
+            'entries' => $this->cache?->count() ?? 0,
+        ];
+    }
+
+    public function config(): ClientConfig
+    {
+        return $this->config;
+    }
+
+    /** Closes every connection; commands in flight get a ConnectionLostException. */
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->shared?->close();
+        $this->shared = null;
+        $this->dedicated->close();
+    }
+
+    private function acquire(?Cancellation $cancellation): Connection
+    {
+        try {
+            return $this->dedicated->acquire($cancellation);
+        } catch (SharedPoolTimeoutException $e) {
+            throw new PoolTimeoutException($e->getMessage(), 0, $e);
+        } catch (PoolClosedException $e) {
+            throw new RedisException('The Redis client is closed', 0, $e);
+        }
+    }
+
+    /** One connect attempt at a time, shared by every fiber that arrives while it runs. */
+    private function connect(?Cancellation $cancellation): Connection
+    {
+        if ($this->closed) {
+            throw new RedisException('The Redis client is closed');
+        }
+        if ($this->connecting) {
+            /** @var DeferredFuture<Connection> $attempt */
+            $attempt = $this->attempt ??= new DeferredFuture();
+
+            return $attempt->future()->await($cancellation);
+        }
+        $this->shared = null;
+        $this->connecting = true;
+        try {
+            $connection = Connection::connect(
+                $this->cache === null ? $this->config->connection : $this->config->connection->with(tracking: true),
+                $cancellation,
+            );
+        } catch (\Throwable $error) {
+            $this->connecting = false;
+            $attempt = $this->attempt;
+            $this->attempt = null;
+            $attempt?->fail($error);
+            throw $error;
+        }
+        $this->connecting = false;
+        if ($this->cache !== null && $connection->protocol() === 3) {
+            $this->cache->attach($connection);
+        }
+        $this->shared = $connection;
+        $attempt = $this->attempt;
+        $this->attempt = null;
+        $attempt?->complete($connection);
+
+        return $connection;
+    }
+
+    /** @return array{string, string}|null */
+    private static function keyAndElement(mixed $reply): ?array
+    {
+        if (!\is_array($reply) || \count($reply) !== 2) {
+            return null;
+        }
+
+        return [(string) $reply[0], (string) $reply[1]];
+    }
+}

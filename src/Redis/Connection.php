@@ -1,0 +1,591 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\KeyedWaiters;
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Async\TimeoutException;
+use Bobbin\Async\Timer;
+use Bobbin\Redis\Exception\CommandTimeoutException;
+use Bobbin\Redis\Exception\ConnectException;
+use Bobbin\Redis\Exception\ConnectionLostException;
+use Bobbin\Redis\Exception\ConnectTimeoutException;
+use Bobbin\Redis\Exception\ProtocolException;
+use Bobbin\Redis\Internal\ErrorFactory;
+use Bobbin\Redis\Internal\ErrorReply;
+use Bobbin\Redis\Internal\Handshake;
+use Bobbin\Redis\Internal\Push;
+use Bobbin\Redis\Internal\RespEncoder;
+use Bobbin\Redis\Internal\RespParser;
+use Bobbin\Redis\Internal\Socket;
+use Closure;
+
+/**
+ * One connection to Redis, shared by any number of fibers: their commands are pipelined (the
+ * commands of one loop tick leave in one write) and replies are matched to them by position.
+ *
+ * Every command gets a number when its bytes join the output, in wire order, and the Nth reply
+ * read (pushes aside) is the answer to command N — always, whatever happened to its caller. A
+ * caller that stops waiting (cancelled, timed out) gives up its number, not its place: its reply
+ * is still read and dropped, so no reply can ever reach a caller it does not belong to. A reply
+ * that never comes after a timeout closes the connection (after DRAIN_TIMEOUT), failing the
+ * commands behind it instead of leaving them waiting.
+ *
+ * No fiber of its own: the first waiter reads for everyone (the leader) and hands each reply to
+ * its fiber directly (KeyedWaiters), then passes the lead on. Outside any fiber the same calls
+ * run the loop, or sleep in one blocking wait when nothing else is on it.
+ */
+final class Connection implements Executor
+{
+    use ExecutesCommands;
+
+    /** How long a timed-out command's reply may still take before the connection is closed. */
+    public const DRAIN_TIMEOUT = 10.0;
+
+    private readonly KeyedWaiters $waiters;
+    /** Handed to a waiting fiber to make it the reader: never a reply (replies are not objects of this class). */
+    private readonly \stdClass $promotion;
+    private bool $open = true;
+    private ?\Throwable $lostReason = null;
+    private string $out = '';
+    private bool $flushScheduled = false;
+    private bool $flushing = false;
+    /** Number of the last command whose bytes joined the output. */
+    private int $sent = 0;
+    /** Number of the last reply read. */
+    private int $received = 0;
+    private bool $leading = false;
+    private int $leaderId = 0;
+    private bool $leaderDone = false;
+    private mixed $leaderReply = null;
+    /** Replies found by the last read: many means a crowd is about to send, and should share a write. */
+    private int $lastDelivered = 0;
+    /** @var array<int, true> commands of a pipeline whose replies are kept here for its caller */
+    private array $collecting = [];
+    /** @var array<int, mixed> */
+    private array $collected = [];
+    private readonly float $openedAt;
+    private float $lastUsedAt;
+    /** @var (Closure(Push): void)|null */
+    private ?Closure $pushHandler = null;
+    /** @var (Closure(int, mixed): void)|null */
+    private ?Closure $replyObserver = null;
+    /** @var (Closure(): void)|null */
+    private ?Closure $closeHandler = null;
+
+    private function __construct(
+        private readonly Socket $socket,
+        private readonly RespParser $parser,
+        private readonly ConnectionConfig $config,
+        private readonly int $protocol,
+        private readonly int $clientId,
+        private readonly string $serverVersion,
+    ) {
+        $this->waiters = new KeyedWaiters();
+        $this->promotion = new \stdClass();
+        $this->openedAt = $this->lastUsedAt = \microtime(true);
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    /**
+     * Opens a connection without blocking the loop: socket, TLS, HELLO (AUTH, SETNAME), SELECT.
+     *
+     * @throws ConnectException|ConnectTimeoutException|CancelledException
+     */
+    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    {
+        $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
+        $cancellation?->throwIfRequested();
+        $timeout = new TimeoutCancellation($config->connectTimeout);
+        $bound = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
+        try {
+            $socket = Socket::open($config, \microtime(true) + $config->connectTimeout, $bound);
+            try {
+                $handshake = Handshake::perform($socket, $config, $bound);
+            } catch (\Throwable $e) {
+                $socket->close();
+                throw $e;
+            }
+
+            return new self($socket, $handshake->parser, $config, $handshake->protocol, $handshake->clientId, $handshake->serverVersion);
+        } catch (CancelledException $e) {
+            if ($cancellation !== null && $cancellation->isRequested()) {
+                throw $e;
+            }
+            throw new ConnectTimeoutException(\sprintf('Connecting to Redis (%s) took longer than %.3f s', $config->describe(), $config->connectTimeout));
+        } catch (ConnectionLostException|ProtocolException $e) {
+            throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
+        } finally {
+            $timeout->dispose();
+        }
+    }
+
+    /**
+     * Runs one command: its name first, then its arguments (strings go byte for byte).
+     *
+     * @param array<int, mixed> $command
+     * @throws Exception\CommandException|ConnectionLostException|CommandTimeoutException|CancelledException
+     */
+    public function execute(array $command, ?Cancellation $cancellation = null): mixed
+    {
+        $reply = $this->await($this->send($command), $cancellation);
+        if ($reply instanceof ErrorReply) {
+            throw ErrorFactory::forReply($reply, $command);
+        }
+
+        return $reply;
+    }
+
+    /**
+     * Sends several commands in one write and returns their replies in order, error replies as
+     * CommandException objects in their place (not thrown: the others ran).
+     *
+     * @param list<array<int, mixed>> $commands
+     * @return list<mixed>
+     */
+    public function pipeline(array $commands, ?Cancellation $cancellation = null): array
+    {
+        if ($commands === []) {
+            return [];
+        }
+        $first = $this->sent + 1;
+        $last = $first;
+        foreach ($commands as $i => $command) {
+            $last = $this->send($command, $i < \count($commands) - 1);
+            if ($last !== $first + $i) {
+                throw new \LogicException('A pipeline was interleaved with another command');
+            }
+            if ($i < \count($commands) - 1) {
+                $this->collecting[$last] = true;
+            }
+        }
+        try {
+            $lastReply = $this->await($last, $cancellation);
+        } catch (\Throwable $e) {
+            for ($id = $first; $id < $last; $id++) {
+                unset($this->collecting[$id], $this->collected[$id]);
+            }
+            throw $e;
+        }
+        $replies = [];
+        for ($id = $first; $id < $last; $id++) {
+            $replies[] = $this->collected[$id] ?? null;
+            unset($this->collected[$id]);
+        }
+        $replies[] = $lastReply;
+        foreach ($replies as $i => $reply) {
+            if ($reply instanceof ErrorReply) {
+                $replies[$i] = ErrorFactory::forReply($reply, $commands[$i]);
+            }
+        }
+
+        return $replies;
+    }
+
+    /**
+     * @internal queues a command's bytes and returns its number (its reply's position)
+     * @param array<int, mixed> $command
+     * @param bool $more another command follows at once: never write this one alone
+     */
+    public function send(array $command, bool $more = false): int
+    {
+        if (!$this->open) {
+            throw $this->lost();
+        }
+        $frame = RespEncoder::command($command);
+        $id = ++$this->sent;
+        if (!$more && $this->out === '' && !$this->flushing && $id - 1 === $this->received && $this->lastDelivered <= 1) {
+            // A lone caller (nothing in flight, no crowd just woken): one write now.
+            try {
+                $written = $this->socket->write($frame);
+            } catch (ConnectionLostException) {
+                $this->lose($this->brokenWhileSending());
+                throw $this->lost();
+            }
+            if ($written < \strlen($frame)) {
+                $this->out = \substr($frame, $written);
+                $this->startFlusher();
+            }
+
+            return $id;
+        }
+        // Commands of this loop tick leave together in one write at its end.
+        $this->out .= $frame;
+        if (!$this->flushScheduled && !$this->flushing) {
+            $this->flushScheduled = true;
+            Async::defer($this->flushAtEndOfTick(...));
+        }
+
+        return $id;
+    }
+
+    /**
+     * @internal waits for the reply to command $id (an ErrorReply is returned, not thrown)
+     * @throws ConnectionLostException|CommandTimeoutException|CancelledException|ProtocolException
+     */
+    public function await(int $id, ?Cancellation $cancellation = null): mixed
+    {
+        if ($this->config->commandTimeout === null) {
+            return $this->awaitReply($id, $cancellation);
+        }
+        $timeout = new TimeoutCancellation($this->config->commandTimeout);
+        try {
+            return $this->awaitReply($id, $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout));
+        } catch (CancelledException $e) {
+            if (($cancellation !== null && $cancellation->isRequested()) || !$timeout->isRequested()) {
+                throw $e;
+            }
+            $this->guardDrain($id);
+            throw new CommandTimeoutException(\sprintf('Redis (%s) did not answer within the command timeout of %.3f s', $this->config->describe(), $this->config->commandTimeout), 0, $e);
+        } finally {
+            $timeout->dispose();
+        }
+    }
+
+    /** Closes the connection at once; fibers waiting on it get a ConnectionLostException. */
+    public function close(): void
+    {
+        $this->lose(new ConnectionLostException(\sprintf('The connection to Redis (%s) was closed', $this->config->describe())));
+    }
+
+    public function isClosed(): bool
+    {
+        return !$this->open;
+    }
+
+    /**
+     * A cheap liveness check without a round trip: a zero-timeout poll; whatever arrived while
+     * nothing was asked (pushes, the end of the stream) is read. An idle connection the server
+     * closed (restart, CLIENT KILL, timeout) ends here.
+     */
+    public function isAlive(): bool
+    {
+        if (!$this->open) {
+            return false;
+        }
+        if ($this->leading || $this->sent !== $this->received || !$this->socket->isReadableNow()) {
+            return true;
+        }
+        $this->readWhileIdle();
+
+        return $this->open;
+    }
+
+    /**
+     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only, and
+     * readWhileIdle() may take it.
+     */
+    public function isIdle(): bool
+    {
+        return $this->open && !$this->leading && $this->sent === $this->received;
+    }
+
+    /**
+     * @internal reads and handles what arrived while nothing was in flight (pushes; the end of
+     * the stream closes the connection)
+     */
+    public function readWhileIdle(): void
+    {
+        if (!$this->isIdle() || !$this->socket->isReadableNow()) {
+            return;
+        }
+        $bytes = $this->socket->read();
+        if ($bytes === null) {
+            $this->lose(new ConnectionLostException(\sprintf('Redis (%s) closed the connection while it was idle', $this->config->describe())));
+
+            return;
+        }
+        if ($bytes !== '') {
+            $this->parser->append($bytes);
+            try {
+                $this->deliver();
+            } catch (ProtocolException) {
+                // deliver() closed the connection.
+            }
+        }
+    }
+
+    /**
+     * Waits until every command sent so far has its reply (a cancelled caller's included), at
+     * most $timeout seconds; the connection is closed when that fails.
+     */
+    public function awaitIdle(float $timeout): void
+    {
+        if (!$this->open || $this->received === $this->sent) {
+            return;
+        }
+        $bound = new TimeoutCancellation($timeout);
+        try {
+            while (!$this->isClosed() && $this->received < $this->sent && !$this->waiters->isWaiting($this->sent)) {
+                $this->awaitReply($this->sent, $bound);
+            }
+        } catch (\Throwable) {
+            $this->close();
+        } finally {
+            $bound->dispose();
+        }
+    }
+
+    /** Commands sent whose replies have not been read (abandoned ones included). */
+    public function inFlight(): int
+    {
+        return $this->sent - $this->received;
+    }
+
+    /** 3 when HELLO 3 was accepted (RESP3: maps, pushes), else 2. */
+    public function protocol(): int
+    {
+        return $this->protocol;
+    }
+
+    /** The server's id of this connection (CLIENT ID): what CLIENT KILL ID and CLIENT UNBLOCK take. */
+    public function clientId(): int
+    {
+        return $this->clientId;
+    }
+
+    public function serverVersion(): string
+    {
+        return $this->serverVersion;
+    }
+
+    public function config(): ConnectionConfig
+    {
+        return $this->config;
+    }
+
+    public function openedAt(): float
+    {
+        return $this->openedAt;
+    }
+
+    public function lastUsedAt(): float
+    {
+        return $this->lastUsedAt;
+    }
+
+    /**
+     * @internal what to do with RESP3 pushes (invalidations); called from the reader, in order
+     * @param (Closure(Push): void)|null $handler
+     */
+    public function onPush(?Closure $handler): void
+    {
+        $this->pushHandler = $handler;
+    }
+
+    /**
+     * @internal called with each reply's number and value as it is read, before its caller
+     * resumes (and whether or not it still waits)
+     * @param (Closure(int, mixed): void)|null $observer
+     */
+    public function onReply(?Closure $observer): void
+    {
+        $this->replyObserver = $observer;
+    }
+
+    /**
+     * @internal called once when the connection ends, however it ends
+     * @param (Closure(): void)|null $handler
+     */
+    public function onClose(?Closure $handler): void
+    {
+        $this->closeHandler = $handler;
+    }
+
+    private function awaitReply(int $id, ?Cancellation $cancellation): mixed
+    {
+        if ($this->leading) {
+            $value = $this->waiters->wait($id, $cancellation);
+            if ($value !== $this->promotion) {
+                return $value;
+            }
+            // Promoted: handOff() made this fiber the reader for $id.
+        } else {
+            if (!$this->open) {
+                throw $this->lost();
+            }
+            $this->leading = true;
+            $this->leaderId = $id;
+        }
+        try {
+            while (!$this->leaderDone) {
+                $this->pump($cancellation);
+                $this->waiters->runSettled();
+            }
+            $this->lastUsedAt = \microtime(true);
+
+            return $this->leaderReply;
+        } finally {
+            $this->leaderDone = false;
+            $this->leaderReply = null;
+            $this->handOff();
+        }
+    }
+
+    /** The lead passes to the fiber that has waited longest, or lapses. */
+    private function handOff(): void
+    {
+        $next = $this->waiters->oldestKey();
+        if ($next === null) {
+            $this->leading = false;
+            $this->leaderId = 0;
+
+            return;
+        }
+        $this->leaderId = $next;
+        $this->waiters->settle($next, $this->promotion);
+    }
+
+    /** Reads once (waiting first when nothing has arrived) and delivers every complete reply. */
+    private function pump(?Cancellation $cancellation): void
+    {
+        $bytes = $this->socket->read();
+        if ($bytes === '') {
+            try {
+                $this->socket->awaitReadable($cancellation);
+            } catch (ConnectionLostException $e) {
+                throw $this->open ? $e : $this->lost();
+            }
+            $bytes = $this->socket->read();
+            if ($bytes === '') {
+                return;
+            }
+        }
+        if ($bytes === null) {
+            if ($this->open) {
+                $this->lose(new ConnectionLostException(\sprintf('Redis (%s) closed the connection before answering; the command may or may not have run', $this->config->describe())));
+            }
+            throw $this->lost();
+        }
+        $this->parser->append($bytes);
+        $this->deliver();
+    }
+
+    /** @throws ProtocolException (the connection is closed first) */
+    private function deliver(): void
+    {
+        $delivered = 0;
+        try {
+            while ($this->parser->next()) {
+                $reply = $this->parser->reply;
+                if ($reply instanceof Push) {
+                    if ($this->pushHandler !== null) {
+                        ($this->pushHandler)($reply);
+                    }
+                    continue;
+                }
+                $id = ++$this->received;
+                if ($id > $this->sent) {
+                    throw new ProtocolException('Redis sent a reply to no command');
+                }
+                $delivered++;
+                if ($this->replyObserver !== null) {
+                    ($this->replyObserver)($id, $reply);
+                }
+                if ($id === $this->leaderId) {
+                    $this->leaderReply = $reply;
+                    $this->leaderDone = true;
+                } elseif ($this->collecting !== [] && isset($this->collecting[$id])) {
+                    unset($this->collecting[$id]);
+                    $this->collected[$id] = $reply;
+                } else {
+                    // Dropped when its caller no longer waits: the position is what counts.
+                    $this->waiters->settle($id, $reply);
+                }
+            }
+        } catch (ProtocolException $e) {
+            $this->lose(new ProtocolException(\sprintf('Redis (%s) sent a malformed reply: %s; the connection was closed', $this->config->describe(), $e->getMessage()), 0, $e));
+            throw $this->lost();
+        }
+        $this->lastDelivered = $delivered;
+    }
+
+    private function flushAtEndOfTick(): void
+    {
+        $this->flushScheduled = false;
+        if ($this->flushing || $this->out === '' || !$this->open) {
+            return;
+        }
+        try {
+            $written = $this->socket->write($this->out);
+        } catch (ConnectionLostException) {
+            $this->lose($this->brokenWhileSending());
+
+            return;
+        }
+        $this->out = \substr($this->out, $written);
+        if ($this->out !== '') {
+            $this->startFlusher();
+        }
+    }
+
+    /** The socket buffer is full: a fiber waits for room (a loop callback cannot). */
+    private function startFlusher(): void
+    {
+        $this->flushing = true;
+        Async::run(function (): void {
+            try {
+                while ($this->out !== '' && $this->open) {
+                    $this->socket->awaitWritable(null);
+                    $this->out = \substr($this->out, $this->socket->write($this->out));
+                }
+            } catch (\Throwable) {
+                $this->lose($this->brokenWhileSending());
+            } finally {
+                $this->flushing = false;
+            }
+        })->ignore();
+    }
+
+    /** A timed-out command whose reply never comes would hold every command behind it. */
+    private function guardDrain(int $id): void
+    {
+        Timer::after(self::DRAIN_TIMEOUT, function () use ($id): void {
+            if ($this->open && $this->received < $id) {
+                $this->lose(new ConnectionLostException(\sprintf(
+                    'Redis (%s) did not answer a timed-out command within %.0f s more; the connection was closed',
+                    $this->config->describe(),
+                    self::DRAIN_TIMEOUT,
+                )));
+            }
+        })->unreference();
+    }
+
+    private function brokenWhileSending(): ConnectionLostException
+    {
+        return new ConnectionLostException(\sprintf('The connection to Redis (%s) broke while sending; the commands in flight may or may not have run', $this->config->describe()));
+    }
+
+    private function lost(): \Throwable
+    {
+        return $this->lostReason ??= new ConnectionLostException('The connection to Redis is closed');
+    }
+
+    private function lose(\Throwable $reason): void
+    {
+        if (!$this->open) {
+            return;
+        }
+        $this->open = false;
+        $this->lostReason = $reason;
+        $this->out = '';
+        $this->collecting = $this->collected = [];
+        $this->socket->close();
+        $this->waiters->failAll($reason);
+        $handler = $this->closeHandler;
+        $this->closeHandler = null;
+        if ($handler !== null) {
+            $handler();
+        }
+    }
+}

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis\Exception;
+
+/** Opening the connection (with TLS and the handshake) took longer than its connect timeout. */
+final class ConnectTimeoutException extends ConnectException
+{
+}

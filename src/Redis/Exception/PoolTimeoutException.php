@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis\Exception;
+
+/** No dedicated connection became free within the pool's acquire timeout, or too many callers wait. */
+final class PoolTimeoutException extends RedisException
+{
+}

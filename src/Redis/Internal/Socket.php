@@ -1,0 +1,220 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis\Internal;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Redis\ConnectionConfig;
+use Bobbin\Redis\Exception\ConnectException;
+use Bobbin\Redis\Exception\ConnectionLostException;
+
+/**
+ * The socket of one connection: non-blocking TCP (TCP_NODELAY, keep-alive probes) or a unix
+ * socket, optionally TLS; reads return what has arrived without waiting, writes what fits; every
+ * wait goes through the loop. Read buffering is off, so a readable socket means unread bytes.
+ *
+ * @internal
+ */
+final class Socket
+{
+    private const READ_CHUNK = 262_144;
+
+    private readonly StreamWatcher $watcher;
+    private bool $closed = false;
+
+    /** @param resource $stream */
+    private function __construct(private readonly mixed $stream, public readonly bool $encrypted)
+    {
+        $this->watcher = new StreamWatcher($stream);
+    }
+
+    /**
+     * @throws ConnectException|\Bobbin\Async\TimeoutException|\Bobbin\Async\CancelledException
+     */
+    public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
+    {
+        $unix = $config->unixSocket !== null;
+        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
+        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
+        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
+        if ($stream === false) {
+            throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
+        }
+        \stream_set_blocking($stream, false);
+        \stream_set_read_buffer($stream, 0);
+        \stream_set_write_buffer($stream, 0);
+        try {
+            if (!$unix) {
+                Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
+                if (@\stream_socket_get_name($stream, true) === false) {
+                    throw new ConnectException(\sprintf('Cannot connect to Redis (%s): connection refused', $config->describe()));
+                }
+                self::keepAlive($stream);
+                if ($config->tls) {
+                    self::startTls($stream, $config, $deadline, $cancellation);
+                }
+            }
+        } catch (\Throwable $e) {
+            @\fclose($stream);
+            throw $e;
+        }
+
+        return new self($stream, !$unix && $config->tls);
+    }
+
+    /**
+     * What has arrived, without waiting: '' when nothing has, null at the end of the stream.
+     */
+    public function read(): ?string
+    {
+        if ($this->closed) {
+            return null;
+        }
+        $bytes = @\fread($this->stream, self::READ_CHUNK);
+        if ($bytes === false) {
+            return null;
+        }
+        if ($bytes === '') {
+            return \feof($this->stream) ? null : '';
+        }
+        if ($this->encrypted) {
+            // OpenSSL may hold decrypted bytes that would never make the socket readable again.
+            while (($more = @\fread($this->stream, self::READ_CHUNK)) !== false && $more !== '') {
+                $bytes .= $more;
+            }
+        }
+
+        return $bytes;
+    }
+
+    /**
+     * Writes what fits now; the number of bytes written (0 when the buffer is full).
+     *
+     * @throws ConnectionLostException
+     */
+    public function write(string $bytes): int
+    {
+        $written = $this->closed ? false : @\fwrite($this->stream, $bytes);
+        if ($written === false) {
+            throw new ConnectionLostException('The connection broke while sending');
+        }
+
+        return $written;
+    }
+
+    /**
+     * Waits until the socket is readable. Without a cancellation, and with nothing else on the
+     * loop (a script, a PHP-FPM request), one blocking wait as a plain client would.
+     *
+     * @throws ConnectionLostException|\Bobbin\Async\CancelledException
+     */
+    public function awaitReadable(?Cancellation $cancellation): void
+    {
+        if ($cancellation === null && !$this->encrypted && Async::awaitReadableIfIdle($this->stream)) {
+            return;
+        }
+        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
+            return;
+        }
+        try {
+            $this->watcher->awaitReadable(null, $cancellation);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException('The connection was closed while waiting for the server');
+        }
+    }
+
+    /** @throws ConnectionLostException|\Bobbin\Async\CancelledException */
+    public function awaitWritable(?Cancellation $cancellation): void
+    {
+        try {
+            $this->watcher->awaitWritable(null, $cancellation);
+        } catch (StreamClosedException) {
+            throw new ConnectionLostException('The connection was closed while sending');
+        }
+    }
+
+    /** Whether anything (data, an end of stream) is there to read now: a zero-timeout poll. */
+    public function isReadableNow(): bool
+    {
+        return !$this->closed && Async::isReadableNow($this->stream);
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->watcher->close();
+        @\fclose($this->stream);
+    }
+
+    /**
+     * Keep-alive probes, so that a peer gone without a word (a host down, a dropped NAT entry)
+     * ends an idle connection instead of leaving it open for hours.
+     *
+     * @param resource $stream
+     */
+    private static function keepAlive(mixed $stream): void
+    {
+        if (!\function_exists('socket_import_stream')) {
+            return;
+        }
+        $socket = @\socket_import_stream($stream);
+        if ($socket !== false) {
+            @\socket_set_option($socket, \SOL_SOCKET, \SO_KEEPALIVE, 1);
+        }
+    }
+
+    /** @param resource $stream */
+    private static function startTls(mixed $stream, ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
+    {
+        $options = [
+            'verify_peer' => $config->tlsVerifyPeer,
+            'verify_peer_name' => $config->tlsVerifyPeer,
+            'allow_self_signed' => !$config->tlsVerifyPeer,
+            'peer_name' => $config->host,
+            'SNI_enabled' => true,
+        ];
+        if ($config->tlsCa !== null) {
+            $options['cafile'] = $config->tlsCa;
+        }
+        foreach ($options as $name => $value) {
+            \stream_context_set_option($stream, 'ssl', $name, $value);
+        }
+        $error = '';
+        $catch = static function (int $type, string $message) use (&$error): bool {
+            $error = $message;
+
+            return true;
+        };
+        while (true) {
+            \set_error_handler($catch);
+            try {
+                $done = \stream_socket_enable_crypto($stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT);
+            } finally {
+                \restore_error_handler();
+            }
+            if ($done !== 0) {
+                break;
+            }
+            Async::awaitReadable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
+        }
+        if ($done !== true) {
+            throw new ConnectException(\sprintf(
+                'TLS with Redis (%s) failed: %s',
+                $config->describe(),
+                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
+            ));
+        }
+    }
+}

@@ -1,0 +1,349 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Redis;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\Channel;
+use Bobbin\Async\ChannelClosedException;
+use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Redis\Exception\ConnectionLostException;
+use Bobbin\Redis\Exception\RedisException;
+use Bobbin\Redis\Internal\Handshake;
+use Bobbin\Redis\Internal\Push;
+use Bobbin\Redis\Internal\RespEncoder;
+use Bobbin\Redis\Internal\RespParser;
+use Bobbin\Redis\Internal\Socket;
+
+/**
+ * Pub/sub on a connection of its own: channels (SUBSCRIBE), patterns (PSUBSCRIBE) and shard
+ * channels (SSUBSCRIBE), their messages delivered in order to receive(), a fiber-aware channel (a
+ * slow consumer holds the reader, and the server's buffer, back: nothing is dropped here).
+ *
+ * A reader fiber owns the connection. When it is lost (a restart, CLIENT KILL, a silent peer
+ * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
+ * subscribes every channel, pattern and shard channel again, and then delivers MessagesMissed:
+ * what was published in between is gone. close() ends it.
+ */
+final class Subscriber
+{
+    private const BACKOFF_FIRST = 0.05;
+    private const BACKOFF_MAX = 2.0;
+
+    /** @var array<string, true> */
+    private array $channels = [];
+    /** @var array<string, true> */
+    private array $patterns = [];
+    /** @var array<string, true> */
+    private array $shardChannels = [];
+    /** @var Channel<SubscriptionEvent> */
+    private readonly Channel $events;
+    private Socket $socket;
+    private RespParser $parser;
+    private bool $closed = false;
+    /** Subscription confirmations still due, and who waits for them. */
+    private int $unconfirmed = 0;
+    /** @var DeferredFuture<null>|null */
+    private ?DeferredFuture $confirmed = null;
+    private bool $pingSent = false;
+    private int $reconnects = 0;
+
+    private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $capacity)
+    {
+        $this->events = new Channel($capacity);
+    }
+
+    /**
+     * @internal use Client::subscribe()
+     * @param list<string> $channels
+     * @param list<string> $patterns
+     * @param list<string> $shardChannels
+     */
+    public static function open(ConnectionConfig $config, array $channels, array $patterns, array $shardChannels, ?Cancellation $cancellation = null, float $pingInterval = 30.0, int $capacity = 10_000): self
+    {
+        $subscriber = new self($config, $pingInterval, $capacity);
+        $subscriber->channels = \array_fill_keys($channels, true);
+        $subscriber->patterns = \array_fill_keys($patterns, true);
+        $subscriber->shardChannels = \array_fill_keys($shardChannels, true);
+        $subscriber->connect($cancellation);
+        Async::run($subscriber->read(...))->ignore();
+
+        return $subscriber;
+    }
+
+    /**
+     * The next message (or MessagesMissed after a reconnect), waiting as long as it takes.
+     *
+     * @throws RedisException when the subscriber is closed|CancelledException
+     */
+    public function receive(?Cancellation $cancellation = null): SubscriptionEvent
+    {
+        try {
+            return $this->events->receive($cancellation);
+        } catch (ChannelClosedException $e) {
+            throw new RedisException('The subscriber is closed', 0, $e);
+        }
+    }
+
+    /** @param list<string> $channels */
+    public function subscribe(array $channels, ?Cancellation $cancellation = null): void
+    {
+        $this->change('SUBSCRIBE', $channels, $this->channels, true, $cancellation);
+    }
+
+    /** @param list<string> $patterns */
+    public function psubscribe(array $patterns, ?Cancellation $cancellation = null): void
+    {
+        $this->change('PSUBSCRIBE', $patterns, $this->patterns, true, $cancellation);
+    }
+
+    /** @param list<string> $channels */
+    public function ssubscribe(array $channels, ?Cancellation $cancellation = null): void
+    {
+        $this->change('SSUBSCRIBE', $channels, $this->shardChannels, true, $cancellation);
+    }
+
+    /** @param list<string> $channels */
+    public function unsubscribe(array $channels): void
+    {
+        $this->change('UNSUBSCRIBE', $channels, $this->channels, false, null);
+    }
+
+    /** @param list<string> $patterns */
+    public function punsubscribe(array $patterns): void
+    {
+        $this->change('PUNSUBSCRIBE', $patterns, $this->patterns, false, null);
+    }
+
+    /** @param list<string> $channels */
+    public function sunsubscribe(array $channels): void
+    {
+        $this->change('SUNSUBSCRIBE', $channels, $this->shardChannels, false, null);
+    }
+
+    /** @return array{channels: list<string>, patterns: list<string>, shardChannels: list<string>} */
+    public function subscriptions(): array
+    {
+        return [
+            'channels' => \array_map('strval', \array_keys($this->channels)),
+            'patterns' => \array_map('strval', \array_keys($this->patterns)),
+            'shardChannels' => \array_map('strval', \array_keys($this->shardChannels)),
+        ];
+    }
+
+    /** How often the connection was lost and opened again. */
+    public function reconnects(): int
+    {
+        return $this->reconnects;
+    }
+
+    /** Ends the subscription: receive() throws once the messages already delivered are taken. */
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->socket->close();
+        $this->events->close();
+        $this->confirmed?->fail(new RedisException('The subscriber was closed'));
+        $this->confirmed = null;
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    /**
+     * @param list<string> $names
+     * @param array<string, true> $set
+     */
+    private function change(string $command, array $names, array &$set, bool $add, ?Cancellation $cancellation): void
+    {
+        if ($this->closed) {
+            throw new RedisException('The subscriber is closed');
+        }
+        if ($names === []) {
+            return;
+        }
+        foreach ($names as $name) {
+            if ($add) {
+                $set[$name] = true;
+            } else {
+                unset($set[$name]);
+            }
+        }
+        if ($add) {
+            $this->unconfirmed += \count($names);
+            $this->confirmed ??= new DeferredFuture();
+            $confirmed = $this->confirmed;
+        }
+        try {
+            $this->write(RespEncoder::command([$command, ...$names]));
+        } catch (ConnectionLostException) {
+            return; // the reader reconnects and subscribes everything in $set
+        }
+        if ($add) {
+            $confirmed->future()->await($cancellation);
+        }
+    }
+
+    /** Opens the connection and subscribes everything, reading until each subscription is confirmed. */
+    private function connect(?Cancellation $cancellation): void
+    {
+        $timeout = new TimeoutCancellation($this->config->connectTimeout);
+        $bound = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
+        try {
+            $socket = Socket::open($this->config, \microtime(true) + $this->config->connectTimeout, $bound);
+            try {
+                $handshake = Handshake::perform($socket, $this->config, $bound);
+                $this->socket = $socket;
+                $this->parser = $handshake->parser;
+                $out = '';
+                foreach (['SUBSCRIBE' => $this->channels, 'PSUBSCRIBE' => $this->patterns, 'SSUBSCRIBE' => $this->shardChannels] as $command => $set) {
+                    if ($set !== []) {
+                        $out .= RespEncoder::command([$command, ...\array_map('strval', \array_keys($set))]);
+                    }
+                }
+                $this->unconfirmed = \count($this->channels) + \count($this->patterns) + \count($this->shardChannels);
+                $this->pingSent = false;
+                $this->write($out);
+                while ($this->unconfirmed > 0) {
+                    $this->readOnce($bound);
+                }
+            } catch (\Throwable $e) {
+                $socket->close();
+                throw $e;
+            }
+        } catch (CancelledException $e) {
+            if ($cancellation !== null && $cancellation->isRequested()) {
+                throw $e;
+            }
+            throw new Exception\ConnectTimeoutException(\sprintf('Subscribing on Redis (%s) took longer than %.3f s', $this->config->describe(), $this->config->connectTimeout));
+        } finally {
+            $timeout->dispose();
+        }
+    }
+
+    /** The reader fiber: messages to the channel, and reconnection when the connection is lost. */
+    private function read(): void
+    {
+        while (!$this->closed) {
+            try {
+                $this->readOnce(null);
+            } catch (\Throwable $e) {
+                if ($this->isClosed()) {
+                    return;
+                }
+                $this->reconnect($e);
+            }
+        }
+    }
+
+    private function reconnect(\Throwable $reason): void
+    {
+        $lostAt = \microtime(true);
+        $this->socket->close();
+        $delay = self::BACKOFF_FIRST;
+        while (!$this->closed) {
+            try {
+                $this->connect(null);
+                $this->reconnects++;
+                $this->events->send(new MessagesMissed($lostAt, \microtime(true), $reason->getMessage()));
+
+                return;
+            } catch (\Throwable) {
+                Async::delay($delay);
+                $delay = \min(self::BACKOFF_MAX, $delay * 2);
+            }
+        }
+    }
+
+    /** Reads once (waiting up to the ping interval) and handles what came. */
+    private function readOnce(?Cancellation $bound): void
+    {
+        $bytes = $this->socket->read();
+        if ($bytes === '') {
+            $silence = new TimeoutCancellation($this->pingInterval);
+            try {
+                $this->socket->awaitReadable($bound === null ? $silence : new CompositeCancellation($bound, $silence));
+            } catch (CancelledException $e) {
+                if ($bound !== null && $bound->isRequested()) {
+                    throw $e;
+                }
+                if ($this->pingSent) {
+                    throw new ConnectionLostException(\sprintf('Redis (%s) did not answer a PING within %.0f s', $this->config->describe(), $this->pingInterval));
+                }
+                $this->pingSent = true;
+                $this->write(RespEncoder::command(['PING']));
+
+                return;
+            } finally {
+                $silence->dispose();
+            }
+            $bytes = $this->socket->read();
+        }
+        if ($bytes === null) {
+            throw new ConnectionLostException(\sprintf('Redis (%s) closed the subscriber\'s connection', $this->config->describe()));
+        }
+        if ($bytes === '') {
+            return;
+        }
+        $this->pingSent = false;
+        $this->parser->append($bytes);
+        while ($this->parser->next()) {
+            $this->handle($this->parser->reply);
+        }
+    }
+
+    private function handle(mixed $reply): void
+    {
+        $items = $reply instanceof Push ? $reply->items : $reply;
+        if (!\is_array($items) || !isset($items[0]) || !\is_string($items[0])) {
+            if ($reply instanceof Internal\ErrorReply) {
+                throw new Exception\CommandException($reply->message, $reply->prefix(), 'SUBSCRIBE');
+            }
+
+            return; // a PONG
+        }
+        switch (\strtolower($items[0])) {
+            case 'message':
+                $this->events->send(new Message((string) $items[1], (string) $items[2]));
+                break;
+            case 'pmessage':
+                $this->events->send(new Message((string) $items[2], (string) $items[3], (string) $items[1]));
+                break;
+            case 'smessage':
+                $this->events->send(new Message((string) $items[1], (string) $items[2], null, true));
+                break;
+            case 'subscribe':
+            case 'psubscribe':
+            case 'ssubscribe':
+                if ($this->unconfirmed > 0 && --$this->unconfirmed === 0 && $this->confirmed !== null) {
+                    $confirmed = $this->confirmed;
+                    $this->confirmed = null;
+                    $confirmed->complete(null);
+                }
+                break;
+            default:
+                break; // unsubscribe confirmations, a RESP2 PING's ["pong", ""]
+        }
+    }
+
+    /** Writes whole, waiting for room. */
+    private function write(string $bytes): void
+    {
+        while ($bytes !== '') {
+            $bytes = \substr($bytes, $this->socket->write($bytes));
+            if ($bytes !== '') {
+                $this->socket->awaitWritable(null);
+            }
+        }
+    }
+}

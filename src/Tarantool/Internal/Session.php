@@ -1,0 +1,482 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tarantool\Internal;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\KeyedWaiters;
+use Bobbin\Async\StreamClosedException;
+use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Async\TimeoutException;
+use Bobbin\MessagePack\Decoder;
+use Bobbin\Tarantool\ConnectionConfig;
+use Bobbin\Tarantool\Exception\AccessDeniedException;
+use Bobbin\Tarantool\Exception\ConnectException;
+use Bobbin\Tarantool\Exception\ConnectionLostException;
+use Bobbin\Tarantool\Exception\ConnectTimeoutException;
+use Bobbin\Tarantool\Exception\ProtocolException;
+use Bobbin\Tarantool\Exception\TarantoolException;
+use Closure;
+
+/**
+ * One socket to Tarantool shared by any number of fibers: every request goes out tagged with
+ * its own sync id, and answers are matched to their fibers by that id, in whatever order they
+ * come.
+ *
+ * Nobody owns the reading: the first fiber that needs an answer while nobody reads becomes the
+ * reader. It reads whole batches, hands each answer to its fiber (KeyedWaiters, resumed right
+ * there, one after another), and once its own answer is in, passes the reading on to the fiber
+ * waiting longest. One request at a time costs no fiber switch at all; a crowd costs one read
+ * per batch. Requests made while somebody reads go out together in one write at the end of the
+ * loop tick.
+ *
+ * A request whose caller stopped waiting (cancellation, timeout) is forgotten: its late answer
+ * is dropped, never handed to another fiber. A broken socket fails every waiting request.
+ *
+ * @internal
+ */
+final class Session
+{
+    private const READ_CHUNK = 262_144;
+    /** What a waiter is handed instead of an answer when it is its turn to read. */
+    private const TAKE_OVER = true;
+
+    private readonly StreamWatcher $watcher;
+    private readonly FrameParser $parser;
+    private readonly KeyedWaiters $waiters;
+    public readonly RequestEncoder $encoder;
+    public readonly float $openedAt;
+    public float $lastUsedAt;
+    /** The schema version of the server's last answer. */
+    public int $schemaVersion = 0;
+    public ?Greeting $greeting = null;
+    private string $outbox = '';
+    private bool $flushQueued = false;
+    private bool $writerRunning = false;
+    private bool $reading = false;
+    private int $nextSync = 0;
+    /** @var array<int, true> requests sent whose caller still wants the answer */
+    private array $pending = [];
+    /** @var array<int, Response> answers whose fiber was not waiting when they came (it reads, or was handed the reading) */
+    private array $arrived = [];
+    /** @var array<int, Closure(mixed): void> */
+    private array $pushHandlers = [];
+    /** @var array<int, \Throwable> */
+    private array $pushErrors = [];
+    private ?TarantoolException $broken = null;
+
+    /** @param resource $stream */
+    private function __construct(private readonly mixed $stream, private readonly ConnectionConfig $config, Decoder $decoder, RequestEncoder $encoder)
+    {
+        $this->watcher = new StreamWatcher($stream);
+        $this->parser = new FrameParser($decoder);
+        $this->waiters = new KeyedWaiters();
+        $this->encoder = $encoder;
+        $this->openedAt = $this->lastUsedAt = \microtime(true);
+    }
+
+    public function __destruct()
+    {
+        $this->close('The connection was closed');
+    }
+
+    /**
+     * Connects, reads the greeting and authenticates (chap-sha1) unless the user is guest, all
+     * within the config's connectTimeout.
+     *
+     * @throws ConnectException|ConnectTimeoutException|AccessDeniedException|\Bobbin\Async\CancelledException
+     */
+    public static function open(ConnectionConfig $config, Decoder $decoder, RequestEncoder $encoder, ?Cancellation $cancellation): self
+    {
+        $cancellation?->throwIfRequested();
+        $timeout = new TimeoutCancellation($config->connectTimeout, 'connect timeout');
+        $bound = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
+        try {
+            $stream = self::socket($config, $bound);
+        } catch (TimeoutException $e) {
+            $timeout->dispose();
+            throw self::connectTimeout($e, $config, $cancellation);
+        }
+        $session = new self($stream, $config, $decoder, $encoder);
+        try {
+            $session->greeting = Greeting::parse($session->readGreeting($bound));
+            if ($config->user !== 'guest' || $config->password !== '') {
+                $session->authenticate($bound);
+            }
+
+            return $session;
+        } catch (TimeoutException $e) {
+            $session->close('The connect timed out');
+            throw self::connectTimeout($e, $config, $cancellation);
+        } catch (ConnectionLostException|ProtocolException $e) {
+            $session->close('The connect failed');
+            throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $e->getMessage()), 0, null, $e);
+        } catch (\Throwable $e) {
+            $session->close('The connect failed');
+            throw $e;
+        } finally {
+            $timeout->dispose();
+        }
+    }
+
+    private static function connectTimeout(TimeoutException $e, ConnectionConfig $config, ?Cancellation $cancellation): \Throwable
+    {
+        if ($cancellation !== null && $cancellation->isRequested()) {
+            return $e;
+        }
+
+        return new ConnectTimeoutException(\sprintf('Connecting to Tarantool (%s) took longer than %.3f s', $config->describe(), $config->connectTimeout));
+    }
+
+    /**
+     * Sends one request and waits for its answer (an error answer too: the caller maps it).
+     * Pushes (IPROTO_CHUNK) before the answer go to $onPush.
+     *
+     * @param (Closure(mixed): void)|null $onPush
+     * @throws ConnectionLostException|ProtocolException|\Bobbin\Async\CancelledException
+     */
+    public function request(int $type, string $body, ?Cancellation $cancellation = null, int $schemaVersion = 0, ?Closure $onPush = null, int $streamId = 0): Response
+    {
+        if ($this->broken !== null) {
+            throw $this->lost();
+        }
+        $cancellation?->throwIfRequested();
+        $sync = ++$this->nextSync;
+        $this->lastUsedAt = \microtime(true);
+        $this->pending[$sync] = true;
+        if ($onPush !== null) {
+            $this->pushHandlers[$sync] = $onPush;
+        }
+        try {
+            $this->send(RequestEncoder::frame($type, $sync, $body, $schemaVersion, $streamId));
+            $response = $this->await($sync, $cancellation);
+        } finally {
+            unset($this->pending[$sync], $this->arrived[$sync], $this->pushHandlers[$sync]);
+        }
+        if (isset($this->pushErrors[$sync])) {
+            $error = $this->pushErrors[$sync];
+            unset($this->pushErrors[$sync]);
+            throw $error;
+        }
+        if ($response->malformed !== null) {
+            throw new ProtocolException('The server sent an answer whose body is not MessagePack: ' . $response->malformed);
+        }
+
+        return $response;
+    }
+
+    public function isOpen(): bool
+    {
+        return $this->broken === null;
+    }
+
+    /** Requests sent and not answered yet. */
+    public function inFlight(): int
+    {
+        return \count($this->pending);
+    }
+
+    /**
+     * Without a round trip: false when the socket is broken, or when the server said something
+     * while nothing was asked (an idle Tarantool session is silent; the end of the stream after
+     * a restart is not).
+     */
+    public function isAlive(): bool
+    {
+        if ($this->broken !== null) {
+            return false;
+        }
+        if ($this->pending === [] && !$this->reading && Async::isReadableNow($this->stream)) {
+            $bytes = @\fread($this->stream, self::READ_CHUNK);
+            if ($bytes === false || $bytes === '' || \feof($this->stream)) {
+                $this->fail(new ConnectionLostException('The server closed the connection while it was idle'));
+
+                return false;
+            }
+            $this->parser->append($bytes); // not ours to judge here: the next reader sees it
+        }
+
+        return true;
+    }
+
+    /** Closes the socket; every waiting request gets a ConnectionLostException with $reason. */
+    public function close(string $reason): void
+    {
+        $this->fail(new ConnectionLostException($reason));
+    }
+
+    private function authenticate(Cancellation $cancellation): void
+    {
+        \assert($this->greeting !== null);
+        $response = $this->request(Iproto::AUTH, $this->encoder->auth($this->config->user, ChapSha1::scramble($this->config->password, $this->greeting->salt)), $cancellation);
+        if ($response->isError()) {
+            $error = ErrorFactory::fromResponse($response, 'authentication');
+            throw new AccessDeniedException(\sprintf('Tarantool (%s) refused the login: %s', $this->config->describe(), $error->getMessage()), $error->getCode(), $error->errorStack(), $error);
+        }
+    }
+
+    /** @return resource */
+    private static function socket(ConnectionConfig $config, Cancellation $cancellation): mixed
+    {
+        $unix = $config->unixSocket !== null;
+        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
+        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
+        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
+        if ($stream === false) {
+            throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
+        }
+        \stream_set_blocking($stream, false);
+        \stream_set_read_buffer($stream, 0);
+        \stream_set_write_buffer($stream, 0);
+        if (!$unix) {
+            try {
+                Async::awaitWritable($stream, null, $cancellation);
+            } catch (\Throwable $e) {
+                @\fclose($stream);
+                throw $e;
+            }
+            if (@\stream_socket_get_name($stream, true) === false) {
+                $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+                @\fclose($stream);
+                throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
+            }
+        }
+
+        return $stream;
+    }
+
+    private function readGreeting(Cancellation $cancellation): string
+    {
+        $greeting = '';
+        while (\strlen($greeting) < Greeting::SIZE) {
+            $bytes = @\fread($this->stream, Greeting::SIZE - \strlen($greeting));
+            if ($bytes !== false && $bytes !== '') {
+                $greeting .= $bytes;
+                continue;
+            }
+            if ($bytes === false || \feof($this->stream)) {
+                throw new ConnectionLostException(\sprintf(
+                    'the server closed the connection after %d bytes of greeting%s',
+                    \strlen($greeting),
+                    $greeting === '' ? '' : ': "' . \addcslashes(\substr($greeting, 0, 40), "\0..\37\177..\377") . '"',
+                ));
+            }
+            try {
+                $this->watcher->awaitReadable(null, $cancellation);
+            } catch (StreamClosedException) {
+                throw new ConnectionLostException('the connection was closed during the greeting');
+            }
+        }
+
+        return $greeting;
+    }
+
+    private function send(string $frame): void
+    {
+        if ($this->reading || $this->outbox !== '' || $this->writerRunning) {
+            // Others wait too: everything asked during this tick goes out in one write after it.
+            $this->outbox .= $frame;
+            if (!$this->flushQueued && !$this->writerRunning) {
+                $this->flushQueued = true;
+                Async::defer($this->flushQueued(...));
+            }
+
+            return;
+        }
+        $this->write($frame);
+    }
+
+    private function flushQueued(): void
+    {
+        $this->flushQueued = false;
+        if ($this->writerRunning || $this->outbox === '' || $this->broken !== null) {
+            return;
+        }
+        $bytes = $this->outbox;
+        $this->outbox = '';
+        $this->write($bytes);
+    }
+
+    private function write(string $bytes): void
+    {
+        $written = @\fwrite($this->stream, $bytes);
+        if ($written === false) {
+            $this->fail(new ConnectionLostException('The connection broke while sending'));
+
+            return;
+        }
+        if ($written < \strlen($bytes)) {
+            // The socket buffer is full: a writer fiber sends the rest as it drains.
+            $this->outbox = \substr($bytes, $written) . $this->outbox;
+            $this->writerRunning = true;
+            Async::run($this->drainOutbox(...))->ignore();
+        }
+    }
+
+    private function drainOutbox(): void
+    {
+        try {
+            while ($this->outbox !== '' && $this->broken === null) {
+                $this->watcher->awaitWritable();
+                $written = @\fwrite($this->stream, $this->outbox);
+                if ($written === false) {
+                    $this->fail(new ConnectionLostException('The connection broke while sending'));
+
+                    return;
+                }
+                $this->outbox = (string) \substr($this->outbox, $written);
+            }
+        } catch (\Throwable $e) {
+            $this->fail(new ConnectionLostException('The connection broke while sending: ' . $e->getMessage()));
+        } finally {
+            $this->writerRunning = false;
+        }
+    }
+
+    private function await(int $sync, ?Cancellation $cancellation): Response
+    {
+        while (true) {
+            if (isset($this->arrived[$sync])) {
+                return $this->arrived[$sync];
+            }
+            if ($this->broken !== null) {
+                throw $this->lost();
+            }
+            if (!$this->reading) {
+                return $this->readUntil($sync, $cancellation);
+            }
+            $value = $this->waiters->wait($sync, $cancellation);
+            if ($value instanceof Response) {
+                return $value;
+            }
+            // TAKE_OVER: the reader left; read unless somebody took it up meanwhile.
+        }
+    }
+
+    /** Reads for everybody until $sync's answer is in, then hands the reading on. */
+    private function readUntil(int $sync, ?Cancellation $cancellation): Response
+    {
+        $this->reading = true;
+        $fresh = $this->parser->pending() === 0;
+        try {
+            while (true) {
+                $this->dispatch($sync);
+                if (isset($this->arrived[$sync])) {
+                    return $this->arrived[$sync];
+                }
+                $this->receive($cancellation, $fresh);
+                $fresh = false;
+            }
+        } catch (ConnectionLostException $e) {
+            $this->fail($e);
+            throw $this->lost();
+        } catch (ProtocolException $e) {
+            $this->fail($e);
+            throw $e;
+        } finally {
+            $this->reading = false;
+            if ($this->broken === null) {
+                // Fibers settled in the last batch run now; then the one waiting longest reads.
+                $this->waiters->runSettled();
+                // @phpstan-ignore ternary.alwaysFalse (a fiber resumed by runSettled() may have started reading)
+                $next = $this->reading ? null : $this->waiters->oldestKey();
+                if ($next !== null) {
+                    $this->waiters->settle($next, self::TAKE_OVER);
+                }
+            }
+        }
+    }
+
+    /** Hands every whole frame received to its request; $own's answer is kept for the reader. */
+    private function dispatch(int $own): void
+    {
+        $settled = false;
+        while (($response = $this->parser->next()) !== null) {
+            $sync = $response->sync;
+            if ($response->schemaVersion !== 0) {
+                $this->schemaVersion = $response->schemaVersion;
+            }
+            if (!isset($this->pending[$sync])) {
+                continue; // the late answer of a request its caller gave up: dropped
+            }
+            if ($response->type === Iproto::CHUNK) {
+                $this->push($sync, $response);
+                continue;
+            }
+            if ($sync !== $own && $this->waiters->settle($sync, $response)) {
+                $settled = true;
+                continue;
+            }
+            $this->arrived[$sync] = $response;
+        }
+        if ($settled) {
+            $this->waiters->runSettled();
+        }
+    }
+
+    private function push(int $sync, Response $response): void
+    {
+        $handler = $this->pushHandlers[$sync] ?? null;
+        if ($handler === null || isset($this->pushErrors[$sync])) {
+            return;
+        }
+        try {
+            $handler($response->data()[0] ?? null);
+        } catch (\Throwable $e) {
+            // The request's caller gets it with the answer; the connection goes on.
+            $this->pushErrors[$sync] = $e;
+        }
+    }
+
+    private function receive(?Cancellation $cancellation, bool $fresh): void
+    {
+        while (true) {
+            if (!$fresh) {
+                $bytes = @\fread($this->stream, self::READ_CHUNK);
+                if ($bytes !== false && $bytes !== '') {
+                    $this->parser->append($bytes);
+
+                    return;
+                }
+                if ($bytes === false || \feof($this->stream)) {
+                    throw new ConnectionLostException($this->parser->pending() > 0
+                        ? 'The server closed the connection in the middle of a frame'
+                        : 'The server closed the connection');
+                }
+            }
+            // Right after a request nothing can have arrived: wait before the first read.
+            $fresh = false;
+            if ($cancellation === null && Async::awaitReadableIfIdle($this->stream)) {
+                continue; // a plain script with nothing else to do: one blocking wait
+            }
+            try {
+                $this->watcher->awaitReadable(null, $cancellation);
+            } catch (StreamClosedException) {
+                throw $this->lost();
+            }
+        }
+    }
+
+    private function fail(TarantoolException $error): void
+    {
+        if ($this->broken !== null) {
+            return;
+        }
+        $this->broken = $error;
+        $this->watcher->close();
+        @\fclose($this->stream);
+        $this->outbox = '';
+        $this->waiters->failAll($this->lost());
+    }
+
+    private function lost(): ConnectionLostException
+    {
+        $reason = $this->broken?->getMessage() ?? 'The connection was closed';
+
+        return new ConnectionLostException(\sprintf('Tarantool (%s): %s', $this->config->describe(), $reason), 0, null, $this->broken);
+    }
+}
