@@ -60,7 +60,7 @@ foreach ($attacks as $attack) {
     }
 }
 foreach (['slowhttptest', 'taskset'] as $program) {
-    if (Shell::run(['sh', '-c', 'command -v ' . $program])->exitCode !== 0) {
+    if (!Shell::hasProgram($program)) {
         \fwrite(\STDERR, "$program is not installed (scripts/install-deps installs it)\n");
         exit(1);
     }

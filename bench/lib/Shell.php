@@ -45,6 +45,18 @@ final class Shell
         ));
     }
 
+    /** Whether $program is an executable on PATH (looked up here: no shell to start, nothing to race). */
+    public static function hasProgram(string $program): bool
+    {
+        foreach (\explode(':', (string) \getenv('PATH')) as $directory) {
+            if ($directory !== '' && \is_file("$directory/$program") && \is_executable("$directory/$program")) {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     public static function freePort(): int
     {
         $server = \stream_socket_server('tcp://127.0.0.1:0');
