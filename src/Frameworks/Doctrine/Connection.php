@@ -27,7 +27,9 @@ final class Connection implements DriverConnection
     public function query(string $sql): Result
     {
         try {
-            return new Result($this->session->query($sql));
+            $result = $this->session->query($sql);
+
+            return new Result($result->rows, $result->affectedRows);
         } catch (PostgresException $error) {
             throw DriverException::from($error);
         }

@@ -4,23 +4,20 @@ declare(strict_types=1);
 
 namespace Bobbin\Frameworks\Doctrine;
 
-use Bobbin\Postgres\Result as PostgresResult;
 use Doctrine\DBAL\Driver\Result as DriverResult;
 
 /**
  * A statement's rows, read completely by the time the statement returned (Bobbin's client
- * never leaves a result on the wire): fetching walks an array. Values come typed as the
+ * never leaves a result on the wire): fetching walks an array. Both clients' drivers use it. Values come typed as the
  * client converts them (int, float, bool, binary strings for bytea, text otherwise).
  */
 final class Result implements DriverResult
 {
-    /** @var list<array<string, mixed>> */
-    private array $rows;
     private int $position = 0;
 
-    public function __construct(private readonly PostgresResult $result)
+    /** @param list<array<string, mixed>> $rows */
+    public function __construct(private array $rows, private readonly int $affectedRows)
     {
-        $this->rows = $result->rows;
     }
 
     public function fetchNumeric(): array|false
@@ -72,7 +69,7 @@ final class Result implements DriverResult
 
     public function rowCount(): int
     {
-        return $this->result->affectedRows;
+        return $this->affectedRows;
     }
 
     public function columnCount(): int

@@ -46,7 +46,9 @@ final class Statement implements DriverStatement
             $params[] = $this->values[$number] ?? null;
         }
         try {
-            return new Result($this->session->query($this->sql, $params));
+            $result = $this->session->query($this->sql, $params);
+
+            return new Result($result->rows, $result->affectedRows);
         } catch (PostgresException $error) {
             throw DriverException::from($error);
         }
