@@ -4,58 +4,25 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Frameworks;
 
-use Bobbin\Async\Async;
-use Bobbin\Async\Future;
 use Bobbin\Frameworks\Doctrine\Driver;
 use Bobbin\Tests\Support\EmbeddedPostgres;
-use Bobbin\Tests\Support\Frameworks\ExampleApp;
-use Doctrine\DBAL\ArrayParameterType;
 use Doctrine\DBAL\Connection;
 use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Exception\ConnectionException;
-use Doctrine\DBAL\Exception\ForeignKeyConstraintViolationException;
-use Doctrine\DBAL\Exception\NotNullConstraintViolationException;
-use Doctrine\DBAL\Exception\SyntaxErrorException;
-use Doctrine\DBAL\Exception\TableNotFoundException;
-use Doctrine\DBAL\Exception\UniqueConstraintViolationException;
 use Doctrine\DBAL\ParameterType;
 use Doctrine\DBAL\Platforms\PostgreSQLPlatform;
 use Doctrine\DBAL\Types\Type;
 use Doctrine\DBAL\Types\Types;
-use PHPUnit\Framework\TestCase;
 
 /**
- * What Doctrine DBAL expects of a driver (its functional tests' areas: connecting, types both
- * ways, statements and parameters, transactions and savepoints, errors converted by SQLSTATE,
- * schema introspection), held by Bobbin's driver against the embedded PostgreSQL; and what it
- * adds: statements of different connections wait concurrently in one process.
+ * The DBAL driver contract (DoctrineDriverTestCase) on the PostgreSQL driver against the embedded
+ * PostgreSQL, and what is PostgreSQL's own: its platform, every common type both ways (dates
+ * with and without zone, bytea), parameters bound by name, standard-conforming quoting.
  */
-final class DoctrineDriverTest extends TestCase
+final class DoctrineDriverTest extends DoctrineDriverTestCase
 {
-    private Connection $connection;
-
-    public static function setUpBeforeClass(): void
-    {
-        if (!ExampleApp::Symfony->isInstalled()) {
-            self::markTestSkipped('Doctrine DBAL comes with examples/symfony: run scripts/install-frameworks');
-        }
-        require_once ExampleApp::Symfony->directory() . '/vendor/autoload.php';
-    }
-
-    protected function setUp(): void
-    {
-        $this->connection = self::connect();
-        $this->connection->executeStatement('DROP TABLE IF EXISTS dbal_child, dbal_parent, dbal_types');
-    }
-
-    protected function tearDown(): void
-    {
-        $this->connection->executeStatement('DROP TABLE IF EXISTS dbal_child, dbal_parent, dbal_types');
-        $this->connection->close();
-    }
-
     /** @param array<string, mixed> $extra */
-    private static function connect(array $extra = []): Connection
+    protected static function connect(array $extra = []): Connection
     {
         \preg_match_all("/(\\w+)=(\\S+)/", EmbeddedPostgres::connectionString(), $m, \PREG_SET_ORDER);
         $params = [];
@@ -72,7 +39,12 @@ final class DoctrineDriverTest extends TestCase
         ]);
     }
 
-    private function createParentAndChild(): void
+    protected function sleepStatement(): string
+    {
+        return 'SELECT pg_sleep(0.3)';
+    }
+
+    protected function createParentAndChild(): void
     {
         $this->connection->executeStatement('CREATE TABLE dbal_parent (id SERIAL PRIMARY KEY, name VARCHAR(50) NOT NULL UNIQUE)');
         $this->connection->executeStatement('CREATE TABLE dbal_child (id INT PRIMARY KEY, parent_id INT NOT NULL REFERENCES dbal_parent (id))');
@@ -126,104 +98,16 @@ final class DoctrineDriverTest extends TestCase
         self::assertSame(9_007_199_254_740_993, (int) $row['b']);
     }
 
-    public function testPositionalNamedAndListParametersBind(): void
+    public function testAPreparedStatementBindsByNameAndStringsAreQuotedTheStandardWay(): void
     {
         $this->createParentAndChild();
         foreach (['a', 'b', 'c'] as $name) {
             $this->connection->insert('dbal_parent', ['name' => $name]);
         }
 
-        self::assertSame('b', $this->connection->fetchOne('SELECT name FROM dbal_parent WHERE name = ?', ['b']));
-        self::assertSame('c', $this->connection->fetchOne('SELECT name FROM dbal_parent WHERE name = :n AND :n <> :other', ['n' => 'c', 'other' => 'x']));
-        self::assertSame(['a', 'c'], $this->connection->fetchFirstColumn(
-            'SELECT name FROM dbal_parent WHERE name IN (?) ORDER BY name',
-            [['a', 'c']],
-            [ArrayParameterType::STRING],
-        ));
         $statement = $this->connection->prepare('SELECT count(*) FROM dbal_parent WHERE id > :min');
         $statement->bindValue('min', 1, ParameterType::INTEGER);
         self::assertSame(2, (int) $statement->executeQuery()->fetchOne());
         self::assertSame("'it''s'", $this->connection->quote("it's"));
-    }
-
-    public function testAffectedRowsAndTheLastInsertedIdentity(): void
-    {
-        $this->createParentAndChild();
-        $this->connection->insert('dbal_parent', ['name' => 'first']);
-        $this->connection->insert('dbal_parent', ['name' => 'second']);
-
-        self::assertSame(2, (int) $this->connection->lastInsertId());
-        self::assertSame(2, $this->connection->executeStatement('UPDATE dbal_parent SET name = name || ?', ['!']));
-        self::assertSame(0, $this->connection->executeStatement('DELETE FROM dbal_parent WHERE id > ?', [99]));
-    }
-
-    public function testTransactionsCommitRollBackAndNestAsSavepoints(): void
-    {
-        $this->createParentAndChild();
-
-        $this->connection->transactional(function (Connection $c): void {
-            $c->insert('dbal_parent', ['name' => 'kept']);
-        });
-        $this->connection->beginTransaction();
-        $this->connection->insert('dbal_parent', ['name' => 'rolled back']);
-        self::assertTrue($this->connection->isTransactionActive());
-        $this->connection->rollBack();
-        $this->connection->beginTransaction();
-        $this->connection->insert('dbal_parent', ['name' => 'outer']);
-        $this->connection->beginTransaction(); // a savepoint
-        $this->connection->insert('dbal_parent', ['name' => 'inner']);
-        $this->connection->rollBack();          // to the savepoint
-        $this->connection->commit();
-
-        self::assertSame(['kept', 'outer'], $this->connection->fetchFirstColumn('SELECT name FROM dbal_parent ORDER BY id'));
-        self::assertFalse($this->connection->isTransactionActive());
-    }
-
-    public function testErrorsBecomeDoctrinesExceptionsBySqlState(): void
-    {
-        $this->createParentAndChild();
-        $this->connection->insert('dbal_parent', ['name' => 'taken']);
-        $cases = [
-            UniqueConstraintViolationException::class => fn () => $this->connection->insert('dbal_parent', ['name' => 'taken']),
-            ForeignKeyConstraintViolationException::class => fn () => $this->connection->insert('dbal_child', ['id' => 1, 'parent_id' => 99]),
-            NotNullConstraintViolationException::class => fn () => $this->connection->executeStatement('INSERT INTO dbal_parent (name) VALUES (NULL)'),
-            TableNotFoundException::class => fn () => $this->connection->fetchOne('SELECT 1 FROM dbal_missing'),
-            SyntaxErrorException::class => fn () => $this->connection->fetchOne('SELEC 1'),
-        ];
-        foreach ($cases as $expected => $statement) {
-            try {
-                $statement();
-                self::fail("no $expected");
-            } catch (\Throwable $error) {
-                self::assertInstanceOf($expected, $error);
-            }
-        }
-        self::assertSame(1, (int) $this->connection->fetchOne('SELECT count(*) FROM dbal_parent'), 'the connection goes on after errors');
-    }
-
-    public function testTheSchemaManagerIntrospectsTables(): void
-    {
-        $this->createParentAndChild();
-
-        $tables = $this->connection->createSchemaManager()->listTableNames();
-        $columns = \array_keys($this->connection->createSchemaManager()->listTableColumns('dbal_child'));
-
-        self::assertContains('dbal_parent', $tables);
-        self::assertSame(['id', 'parent_id'], $columns);
-    }
-
-    public function testStatementsOfTwoConnectionsWaitAtTheSameTimeInOneProcess(): void
-    {
-        $other = self::connect();
-        $started = \microtime(true);
-
-        Future::awaitAll([
-            Async::run(fn () => $this->connection->fetchOne('SELECT pg_sleep(0.3)')),
-            Async::run(static fn () => $other->fetchOne('SELECT pg_sleep(0.3)')),
-        ]);
-        $elapsed = \microtime(true) - $started;
-        $other->close();
-
-        self::assertLessThan(0.55, $elapsed, 'the second statement waited for the first');
     }
 }
