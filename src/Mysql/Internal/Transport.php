@@ -9,6 +9,8 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TlsHandshake;
+use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Mysql\ConnectionConfig;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
@@ -79,47 +81,10 @@ final class Transport
      */
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
-        $options = [
-            'verify_peer' => $config->tlsVerifyPeer,
-            'verify_peer_name' => $config->tlsVerifyPeer,
-            'allow_self_signed' => !$config->tlsVerifyPeer,
-            'peer_name' => $config->host,
-            'SNI_enabled' => true,
-        ];
-        if ($config->tlsCa !== null) {
-            $options['cafile'] = $config->tlsCa;
-        }
-        foreach ($options as $name => $value) {
-            \stream_context_set_option($this->stream, 'ssl', $name, $value);
-        }
-        $error = '';
-        \set_error_handler(static function (int $type, string $message) use (&$error): bool {
-            $error = $message;
-
-            return true;
-        });
         try {
-            while (($done = \stream_socket_enable_crypto($this->stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT)) === 0) {
-                \restore_error_handler();
-                try {
-                    $this->watcher->awaitReadable(\max(0.0, $deadline - \microtime(true)), $cancellation);
-                } finally {
-                    \set_error_handler(static function (int $type, string $message) use (&$error): bool {
-                        $error = $message;
-
-                        return true;
-                    });
-                }
-            }
-        } finally {
-            \restore_error_handler();
-        }
-        if ($done !== true) {
-            throw new ConnectException(\sprintf(
-                'TLS with MySQL (%s) failed: %s',
-                $config->describe(),
-                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
-            ));
+            TlsHandshake::asClient($this->stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation, $this->watcher);
+        } catch (TlsHandshakeException $e) {
+            throw new ConnectException(\sprintf('TLS with MySQL (%s) failed: %s', $config->describe(), $e->getMessage()));
         }
         $this->encrypted = true;
     }

@@ -8,6 +8,8 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TlsHandshake;
+use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Nats\ConnectionConfig;
 use Bobbin\Nats\Exception\ConnectException;
 use Bobbin\Nats\Exception\ConnectionLostException;
@@ -64,43 +66,10 @@ final class Socket
     /** Upgrades the open connection to TLS (after the server's INFO), verifying the server unless told not to. */
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
-        $options = [
-            'verify_peer' => $config->tlsVerifyPeer,
-            'verify_peer_name' => $config->tlsVerifyPeer,
-            'allow_self_signed' => !$config->tlsVerifyPeer,
-            'peer_name' => $config->host,
-            'SNI_enabled' => true,
-        ];
-        if ($config->tlsCa !== null) {
-            $options['cafile'] = $config->tlsCa;
-        }
-        foreach ($options as $name => $value) {
-            \stream_context_set_option($this->stream, 'ssl', $name, $value);
-        }
-        $error = '';
-        $capture = static function (int $type, string $message) use (&$error): bool {
-            $error = $message;
-
-            return true;
-        };
-        while (true) {
-            \set_error_handler($capture);
-            try {
-                $done = \stream_socket_enable_crypto($this->stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT);
-            } finally {
-                \restore_error_handler();
-            }
-            if ($done !== 0) {
-                break;
-            }
-            $this->watcher->awaitReadable(\max(0.0, $deadline - \microtime(true)), $cancellation);
-        }
-        if ($done !== true) {
-            throw new ConnectException(\sprintf(
-                'TLS with NATS (%s) failed: %s',
-                $config->describe(),
-                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
-            ));
+        try {
+            TlsHandshake::asClient($this->stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation, $this->watcher);
+        } catch (TlsHandshakeException $e) {
+            throw new ConnectException(\sprintf('TLS with NATS (%s) failed: %s', $config->describe(), $e->getMessage()));
         }
         $this->encrypted = true;
     }

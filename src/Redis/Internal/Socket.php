@@ -8,6 +8,8 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TlsHandshake;
+use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Redis\ConnectionConfig;
 use Bobbin\Redis\Exception\ConnectException;
 use Bobbin\Redis\Exception\ConnectionLostException;
@@ -178,43 +180,10 @@ final class Socket
     /** @param resource $stream */
     private static function startTls(mixed $stream, ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
-        $options = [
-            'verify_peer' => $config->tlsVerifyPeer,
-            'verify_peer_name' => $config->tlsVerifyPeer,
-            'allow_self_signed' => !$config->tlsVerifyPeer,
-            'peer_name' => $config->host,
-            'SNI_enabled' => true,
-        ];
-        if ($config->tlsCa !== null) {
-            $options['cafile'] = $config->tlsCa;
-        }
-        foreach ($options as $name => $value) {
-            \stream_context_set_option($stream, 'ssl', $name, $value);
-        }
-        $error = '';
-        $catch = static function (int $type, string $message) use (&$error): bool {
-            $error = $message;
-
-            return true;
-        };
-        while (true) {
-            \set_error_handler($catch);
-            try {
-                $done = \stream_socket_enable_crypto($stream, true, \STREAM_CRYPTO_METHOD_TLSv1_2_CLIENT | \STREAM_CRYPTO_METHOD_TLSv1_3_CLIENT);
-            } finally {
-                \restore_error_handler();
-            }
-            if ($done !== 0) {
-                break;
-            }
-            Async::awaitReadable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
-        }
-        if ($done !== true) {
-            throw new ConnectException(\sprintf(
-                'TLS with Redis (%s) failed: %s',
-                $config->describe(),
-                \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)),
-            ));
+        try {
+            TlsHandshake::asClient($stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation);
+        } catch (TlsHandshakeException $e) {
+            throw new ConnectException(\sprintf('TLS with Redis (%s) failed: %s', $config->describe(), $e->getMessage()));
         }
     }
 }
