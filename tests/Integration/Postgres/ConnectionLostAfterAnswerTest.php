@@ -84,11 +84,17 @@ final class ConnectionLostAfterAnswerTest extends TestCase
     public function testTheConnectionIsClosedAfterTheAnswerAndItsNextStatementFailsWithoutBeingSent(): void
     {
         $connection = $this->connect(FakeFault::TerminateAfterAnswer, 5.0, 256);
-        $connection->execute('DELETE FROM t WHERE n = $1', [1]);
+        self::assertSame(1, $connection->execute('DELETE FROM t WHERE n = $1', [1]));
 
+        // The server's close arrives with the answer or, on a busy machine, a moment after it:
+        // then the idle check is what sees it.
+        $deadline = \microtime(true) + 2.0;
+        while (!$connection->isClosed() && $connection->isAlive() && \microtime(true) < $deadline) {
+            \usleep(5_000);
+        }
         self::assertTrue($connection->isClosed());
         $this->expectException(ConnectionLostException::class);
-        $this->expectExceptionMessage('The server closed the connection after answering');
+        $this->expectExceptionMessageMatches('/^The server closed the connection (after answering|while it was idle)/');
         $connection->query('SELECT n FROM t');
     }
 
