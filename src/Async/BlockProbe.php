@@ -55,6 +55,7 @@ final class BlockProbe
             return false;
         }
         \pcntl_async_signals(true);
+        $driver->timeHandOvers(true);
 
         return true;
     }
@@ -63,5 +64,9 @@ final class BlockProbe
     public static function uninstall(int $signal): void
     {
         \pcntl_signal($signal, \SIG_DFL);
+        $driver = EventLoop::getDriver();
+        if ($driver instanceof BobbinDriver) {
+            $driver->timeHandOvers(false);
+        }
     }
 }

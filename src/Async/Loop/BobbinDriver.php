@@ -295,6 +295,12 @@ final class BobbinDriver implements Driver
         return $this->scheduler->runningSince;
     }
 
+    /** Times every hand-over to a fiber or callback (heldSince() then names the running one's start), or only polls. */
+    public function timeHandOvers(bool $timed): void
+    {
+        $this->scheduler->timesHandOvers = $timed;
+    }
+
     public function onSignal(int $signal, \Closure $closure): string
     {
         if (!\function_exists('pcntl_signal')) {

@@ -41,11 +41,16 @@ final class FiberScheduler
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     public ?\Fiber $callbackFiber = null;
     /**
-     * hrtime (ns) when the loop last handed control to a fiber, a callback or a microtask, or
-     * came back from a poll; 0 while it waits. How long that code has held the loop, for
-     * BlockProbe. One hrtime() per hand-over: that is what the loop can afford.
+     * hrtime (ns) when the loop last handed control to a fiber, a callback or a microtask (while
+     * $timesHandOvers), or came back from a poll; 0 while it waits. How long that code has held
+     * the loop, for BlockProbe.
      */
     public int $runningSince = 0;
+    /**
+     * Whether each hand-over is timed (one hrtime(), ~1,200 instructions per hello request):
+     * only while a BlockProbe is installed; otherwise the poll's return is the only mark.
+     */
+    public bool $timesHandOvers = false;
     /** @var (\Closure(): mixed)|null handed to {main} when the loop fiber next yields */
     public ?\Closure $interrupt = null;
     public ?\Closure $errorHandler = null;
@@ -295,7 +300,9 @@ final class FiberScheduler
                     $watch = $this->callbacks[$this->callbackHead];
                     unset($this->callbacks[$this->callbackHead]);
                     $this->callbackHead++;
-                    $this->runningSince = \hrtime(true);
+                    if ($this->timesHandOvers) {
+                        $this->runningSince = \hrtime(true);
+                    }
                     try {
                         $invoke($watch);
                     } catch (\Throwable $exception) {
@@ -329,7 +336,9 @@ final class FiberScheduler
         }
         $outer = $this->resumedFiber;
         $this->resumedFiber = $fiber;
-        $this->runningSince = \hrtime(true);
+        if ($this->timesHandOvers) {
+            $this->runningSince = \hrtime(true);
+        }
         try {
             if ($entry[0] === self::RESUME) {
                 $fiber->resume($entry[2]);
@@ -349,7 +358,9 @@ final class FiberScheduler
     private function runMicrotask(mixed $closure, array $args): void
     {
         \assert($closure instanceof \Closure);
-        $this->runningSince = \hrtime(true);
+        if ($this->timesHandOvers) {
+            $this->runningSince = \hrtime(true);
+        }
         try {
             $closure(...$args);
         } catch (\Throwable $exception) {

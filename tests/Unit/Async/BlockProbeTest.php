@@ -74,6 +74,54 @@ final class BlockProbeTest extends AsyncTestCase
         }
     }
 
+    public function testTheHeldTimeIsTheRunningFibersOwnNotThatOfTheFibersBeforeItInTheSameTurn(): void
+    {
+        if (!$this->install()) {
+            self::markTestSkipped('needs Bobbin\'s loop driver');
+        }
+        $spin = static function (int $nanoseconds): void {
+            $until = \hrtime(true) + $nanoseconds;
+            while (\hrtime(true) < $until) {
+                // holds the loop
+            }
+        };
+        $first = Async::run(static fn () => $spin(150_000_000));
+        $second = Async::run(static function () use ($spin): void {
+            $spin(30_000_000);
+            \posix_kill(\getmypid(), \SIGUSR2);
+            $spin(1_000_000);
+        });
+        $first->await();
+        $second->await();
+
+        self::assertCount(1, $this->found);
+        self::assertLessThan(0.1, $this->found[0]->heldSeconds, 'the 150 ms of the fiber that ran before it are not blamed on it');
+        self::assertGreaterThanOrEqual(0.025, $this->found[0]->heldSeconds);
+    }
+
+    public function testUninstallingStopsTimingEachHandOver(): void
+    {
+        if (!$this->install()) {
+            self::markTestSkipped('needs Bobbin\'s loop driver');
+        }
+        $driver = EventLoop::getDriver();
+        \assert($driver instanceof BobbinDriver);
+        BlockProbe::uninstall(\SIGUSR2);
+        $marks = [];
+        $a = Async::run(static function () use ($driver, &$marks): void {
+            $marks[] = $driver->heldSince();
+            \usleep(5_000);
+        });
+        $b = Async::run(static function () use ($driver, &$marks): void {
+            $marks[] = $driver->heldSince();
+        });
+        $a->await();
+        $b->await();
+
+        self::assertCount(2, $marks);
+        self::assertSame($marks[0], $marks[1], 'both fibers ran in one turn, marked only by its poll');
+    }
+
     public function testASignalThatArrivesWhileTheLoopWaitsFindsNothing(): void
     {
         if (!$this->install()) {
