@@ -27,6 +27,8 @@ final class StreamWatcher
     private readonly string $readId;
     private readonly string $writeId;
     private bool $closed = false;
+    /** Set once TLS runs on the stream: OpenSSL may then hold bytes the descriptor does not show. */
+    private bool $encrypted = false;
     /**
      * The suspension of the fiber that waited last: a connection's own fiber waits here again
      * and again. It holds that fiber only weakly while idle.
@@ -75,6 +77,9 @@ final class StreamWatcher
      */
     public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
+        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
+            return; // decrypted bytes OpenSSL kept would never wake the descriptor on epoll
+        }
         if ($this->driver !== null && $timeout === null && !$this->closed) {
             // The hot path (a connection waiting for its next bytes): no closures, no timer.
             $cancellation === null ? $this->awaitDirectly($this->driver, true) : $this->awaitDirectlyUnlessCancelled($this->driver, true, $cancellation);
@@ -102,6 +107,12 @@ final class StreamWatcher
      * True when the loop is Bobbin's driver and has nothing else to do (BobbinDriver::isIdle()):
      * a blocking wait on this stream would then hold up nobody.
      */
+    /** Says TLS now runs on the stream (TlsHandshake does, for the watcher it is given). */
+    public function noteTlsStarted(): void
+    {
+        $this->encrypted = true;
+    }
+
     public function loopIsIdle(): bool
     {
         return $this->driver !== null && $this->driver->isIdle();

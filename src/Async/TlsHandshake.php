@@ -20,7 +20,7 @@ final class TlsHandshake
     /**
      * @param resource $stream
      * @param string|null $caFile the CA bundle to verify against (null: the system's)
-     * @param StreamWatcher|null $watcher the stream's watcher, if its owner keeps one
+     * @param StreamWatcher|null $watcher the stream's watcher, if its owner keeps one: told TLS runs
      *
      * @throws TlsHandshakeException|TimeoutException|CancelledException
      */
@@ -72,5 +72,6 @@ final class TlsHandshake
         if ($done !== true) {
             throw new TlsHandshakeException(\trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)));
         }
+        $watcher?->noteTlsStarted();
     }
 }

@@ -212,9 +212,6 @@ final class Transport
         if ($deadline === null && $cancellation === null && !$this->encrypted && Async::awaitReadableIfIdle($this->stream)) {
             return;
         }
-        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
-            return;
-        }
         try {
             $this->watcher->awaitReadable($deadline === null ? null : \max(0.0, $deadline - \microtime(true)), $cancellation);
         } catch (StreamClosedException) {

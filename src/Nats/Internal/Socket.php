@@ -114,9 +114,6 @@ final class Socket
     /** @throws ConnectionLostException|\Bobbin\Async\CancelledException */
     public function awaitReadable(?float $timeout = null, ?Cancellation $cancellation = null): void
     {
-        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
-            return; // bytes OpenSSL kept would never wake the descriptor (docs/ASYNC.md)
-        }
         try {
             $this->watcher->awaitReadable($timeout, $cancellation);
         } catch (StreamClosedException) {

@@ -32,6 +32,9 @@ final class Socket
     private function __construct(private readonly mixed $stream, public readonly bool $encrypted)
     {
         $this->watcher = new StreamWatcher($stream);
+        if ($encrypted) {
+            $this->watcher->noteTlsStarted();
+        }
     }
 
     /**
@@ -117,9 +120,6 @@ final class Socket
     public function awaitReadable(?Cancellation $cancellation): void
     {
         if ($cancellation === null && !$this->encrypted && Async::awaitReadableIfIdle($this->stream)) {
-            return;
-        }
-        if ($this->encrypted && Async::hasPendingInput($this->stream)) {
             return;
         }
         try {
