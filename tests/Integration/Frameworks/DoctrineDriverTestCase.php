@@ -14,6 +14,7 @@ use Doctrine\DBAL\Exception\NotNullConstraintViolationException;
 use Doctrine\DBAL\Exception\SyntaxErrorException;
 use Doctrine\DBAL\Exception\TableNotFoundException;
 use Doctrine\DBAL\Exception\UniqueConstraintViolationException;
+use Doctrine\DBAL\Types\Type;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -54,6 +55,29 @@ abstract class DoctrineDriverTestCase extends TestCase
     {
         $this->connection->executeStatement('DROP TABLE IF EXISTS dbal_child, dbal_parent, dbal_types');
         $this->connection->close();
+    }
+
+    /**
+     * Inserts one row of $values into dbal_types and reads it back through Doctrine's types:
+     * every value must come back equal (the binary column's stream read whole).
+     *
+     * @param array<string, mixed> $values
+     * @param array<string, string> $types column => Doctrine type name
+     */
+    protected function assertValuesComeBackAsWritten(array $values, array $types, string $binaryColumn): void
+    {
+        self::assertSame(1, $this->connection->insert('dbal_types', $values, $types));
+        $row = $this->connection->fetchAssociative('SELECT * FROM dbal_types');
+        self::assertIsArray($row);
+        $platform = $this->connection->getDatabasePlatform();
+        $read = [];
+        foreach ($types as $column => $type) {
+            $read[$column] = Type::getType($type)->convertToPHPValue($row[$column], $platform);
+        }
+        $read[$binaryColumn] = \is_resource($read[$binaryColumn]) ? \stream_get_contents($read[$binaryColumn]) : $read[$binaryColumn];
+
+        self::assertEquals($values, $read);
+        self::assertSame(9_007_199_254_740_993, (int) $row['b']);
     }
 
     public function testPositionalNamedAndListParametersBind(): void

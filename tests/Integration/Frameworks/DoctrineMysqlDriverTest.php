@@ -11,7 +11,6 @@ use Doctrine\DBAL\DriverManager;
 use Doctrine\DBAL\Exception\ConnectionException;
 use Doctrine\DBAL\ParameterType;
 use Doctrine\DBAL\Platforms\MariaDBPlatform;
-use Doctrine\DBAL\Types\Type;
 use Doctrine\DBAL\Types\Types;
 
 /**
@@ -68,18 +67,7 @@ final class DoctrineMysqlDriverTest extends DoctrineDriverTestCase
             'at' => Types::DATETIME_IMMUTABLE, 'j' => Types::JSON, 'bin' => Types::BLOB, 'empty' => Types::TEXT,
         ];
 
-        self::assertSame(1, $this->connection->insert('dbal_types', $values, $types));
-        $row = $this->connection->fetchAssociative('SELECT * FROM dbal_types');
-        self::assertIsArray($row);
-        $platform = $this->connection->getDatabasePlatform();
-        $read = [];
-        foreach ($types as $column => $type) {
-            $read[$column] = Type::getType($type)->convertToPHPValue($row[$column], $platform);
-        }
-        $read['bin'] = \is_resource($read['bin']) ? \stream_get_contents($read['bin']) : $read['bin'];
-
-        self::assertEquals($values, $read);
-        self::assertSame(9_007_199_254_740_993, (int) $row['b']);
+        $this->assertValuesComeBackAsWritten($values, $types, binaryColumn: 'bin');
     }
 
     public function testAPreparedStatementBindsByPositionAndQuotedStringsComeBackAsTheyWere(): void
