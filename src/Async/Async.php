@@ -175,9 +175,9 @@ final class Async
      * have taken a whole TCP segment off the socket, handed out one record and kept the next
      * decrypted, so the socket never turns readable for it and a loop watching the descriptor
      * (epoll) waits forever. stream_select() is the one call that asks OpenSSL (SSL_pending) and
-     * moves such bytes into the stream's buffer; a client of an encrypted stream asks this before
-     * each wait. One zero-timeout select of one descriptor; true only for bytes PHP holds, so a
-     * record still arriving is waited for, not spun on.
+     * moves such bytes into the stream's buffer; a StreamWatcher told that TLS runs asks this
+     * before each read wait. One zero-timeout select of one descriptor; true only for bytes PHP
+     * holds, so a record still arriving is waited for, not spun on.
      *
      * @param resource $stream
      */

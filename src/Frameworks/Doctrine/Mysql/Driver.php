@@ -7,6 +7,7 @@ namespace Bobbin\Frameworks\Doctrine\Mysql;
 use Bobbin\Frameworks\Database\MysqlPools;
 use Bobbin\Frameworks\Database\MysqlSession;
 use Bobbin\Mysql\ConnectionPool;
+use Bobbin\Mysql\Exception\MysqlException;
 use Doctrine\DBAL\Driver\AbstractMySQLDriver;
 
 /**
@@ -32,8 +33,8 @@ final class Driver extends AbstractMySQLDriver
         }
         $session = new MysqlSession($pool);
         try {
-            $session->serverVersion(); // connects now, as DBAL expects of connect()
-        } catch (\Bobbin\Mysql\Exception\MysqlException $error) {
+            $session->serverVersion(); // takes a pooled connection now: a failure to connect surfaces here, as DBAL expects of connect()
+        } catch (MysqlException $error) {
             throw DriverException::from($error);
         }
 
