@@ -5,13 +5,13 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Async;
 
 use Bobbin\Async\Async;
-use PHPUnit\Framework\TestCase;
+use Bobbin\Async\StreamWatcher;
 
 /**
  * Decrypted bytes OpenSSL keeps after a short read leave the socket unreadable; a client that
  * waits on the descriptor alone (epoll) would wait forever. Async::hasPendingInput() sees them.
  */
-final class PendingTlsInputTest extends TestCase
+final class PendingTlsInputTest extends AsyncTestCase
 {
     /** @var resource */
     private mixed $client;
@@ -24,6 +24,7 @@ final class PendingTlsInputTest extends TestCase
 
     protected function setUp(): void
     {
+        parent::setUp();
         if (!\extension_loaded('openssl')) {
             self::markTestSkipped('openssl is not loaded');
         }
@@ -34,6 +35,7 @@ final class PendingTlsInputTest extends TestCase
     {
         @\fclose($this->client);
         @\fclose($this->server);
+        parent::tearDown();
     }
 
     public function testBytesOpenSslHoldsAfterAShortReadArePendingWhileTheSocketIsNotReadable(): void
@@ -47,6 +49,20 @@ final class PendingTlsInputTest extends TestCase
         self::assertTrue(Async::hasPendingInput($this->client));
         self::assertSame(990, \strlen((string) \fread($this->client, 65536)));
         self::assertFalse(Async::hasPendingInput($this->client));
+    }
+
+    public function testAWatcherToldThatTlsRunsReturnsForBytesOpenSslHolds(): void
+    {
+        \fwrite($this->server, \str_repeat('x', 1000));
+        self::assertSame('xxxxxxxxxx', $this->readSome(10));
+        $watcher = new StreamWatcher($this->client);
+        $watcher->noteTlsStarted();
+
+        // On epoll the descriptor stays quiet: without the check this wait times out.
+        $watcher->awaitReadable(1.0);
+
+        self::assertSame(990, \strlen((string) \fread($this->client, 65536)));
+        $watcher->close();
     }
 
     public function testBytesStillOnTheSocketAreLeftToTheLoop(): void
