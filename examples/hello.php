@@ -5,9 +5,13 @@ declare(strict_types=1);
 /*
  * The hello-world application: `bin/bobbin serve examples/hello.php`.
  * Any GET or HEAD → 200 "Hello, World!"; POST or PUT to /echo → the request body echoed back.
+ *
+ * Its responses are Bobbin's own PSR-7 objects (any PSR-7 implementation works; these cost the
+ * server least: a string body goes out without the stream API). The same file runs under
+ * PHP-FPM through bench/fpm/hello.php.
  */
 
-use Nyholm\Psr7\Response;
+use Bobbin\Http\Message\Response;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 

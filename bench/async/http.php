@@ -3,7 +3,7 @@
 declare(strict_types=1);
 
 /*
- * bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
+ * bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
  *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
@@ -47,7 +47,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
@@ -116,7 +116,10 @@ function residentKib(int $pid): int
 
 $port = freePort();
 $log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
-$app = $crud ? $root . '/apps/aircraft/server.php' : ($heap ? __DIR__ . '/hello-heap.php' : $root . '/examples/hello.php');
+// --app=FILE (relative to this checkout, or absolute): the same application for every ROOT, as
+// bench/async/compare.php needs across commits whose examples differ.
+$app = isset($options['app']) ? (\str_starts_with((string) $options['app'], '/') ? (string) $options['app'] : \dirname(__DIR__, 2) . '/' . $options['app'])
+    : ($crud ? $root . '/apps/aircraft/server.php' : ($heap ? __DIR__ . '/hello-heap.php' : $root . '/examples/hello.php'));
 $command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'serve', $app,
     '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
 if (isset($options['memory-limit'])) {

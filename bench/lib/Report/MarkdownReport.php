@@ -174,10 +174,10 @@ final class MarkdownReport
             ['server CPU µs per CRUD (same)', 'crud-tcp', 'cpu_us_per_crud', ['bobbin loadgen', null, null, 'fpm-plain loadgen']],
             ['memory MiB (each page once), CRUD', 'crud', 'memory_mb', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
             ['peak PSS MiB, CRUD', 'crud', 'peak_pss_mb', ['bobbin', 'fpm', 'fpm-persistent', 'fpm-plain']],
-            ['hello-world req/s (wrk -t2 -c50)', 'hello', 'req_per_s', ['bobbin', null, null, 'fpm']],
-            ['server CPU µs per hello request (wrk -t2 -c50)', 'hello', 'cpu_us_per_req', ['bobbin', null, null, 'fpm']],
-            ['server CPU µs per hello request (wrk -t50 -c50: spread out)', 'hello', 'cpu_us_per_req', ['bobbin wrk-t50', null, null, 'fpm wrk-t50']],
-            ['server CPU µs per hello request (bobbin-crud-load: bursts)', 'hello', 'cpu_us_per_req', ['bobbin loadgen', null, null, 'fpm loadgen']],
+            ['hello-world req/s (wrk -t2 -c50)', 'hello', 'req_per_s', ['bobbin', 'fpm', null, 'fpm-plain']],
+            ['server CPU µs per hello request (wrk -t2 -c50)', 'hello', 'cpu_us_per_req', ['bobbin', 'fpm', null, 'fpm-plain']],
+            ['server CPU µs per hello request (wrk -t50 -c50: spread out)', 'hello', 'cpu_us_per_req', ['bobbin wrk-t50', 'fpm wrk-t50', null, 'fpm-plain wrk-t50']],
+            ['server CPU µs per hello request (bobbin-crud-load: bursts)', 'hello', 'cpu_us_per_req', ['bobbin loadgen', 'fpm loadgen', null, 'fpm-plain loadgen']],
             ['10 × /sleep, wall s', 'sleep', 'wall_s_10', ['bobbin', 'fpm', null, null]],
             ['100 × /sleep, wall s', 'sleep', 'wall_s_100', ['bobbin', 'fpm', null, null]],
         ];
@@ -207,9 +207,9 @@ final class MarkdownReport
             ['CRUD/s, PG unix socket, bobbin-crud-load', 'crud', 'crud_per_s', 'bobbin', 'fpm-plain'],
             ['server CPU per CRUD, PG unix socket, bobbin-crud-load', 'crud', 'cpu_us_per_crud', 'bobbin', 'fpm-plain'],
             ['memory (each page once), CRUD', 'crud', 'memory_mb', 'bobbin', 'fpm-plain'],
-            ['server CPU per hello request, wrk -t50 (spread out)', 'hello', 'cpu_us_per_req', 'bobbin wrk-t50', 'fpm wrk-t50'],
-            ['server CPU per hello request, bobbin-crud-load (bursts)', 'hello', 'cpu_us_per_req', 'bobbin loadgen', 'fpm loadgen'],
-            ['hello-world req/s, wrk -t2', 'hello', 'req_per_s', 'bobbin', 'fpm'],
+            ['server CPU per hello request, wrk -t50 (spread out)', 'hello', 'cpu_us_per_req', 'bobbin wrk-t50', 'fpm-plain wrk-t50'],
+            ['server CPU per hello request, bobbin-crud-load (bursts)', 'hello', 'cpu_us_per_req', 'bobbin loadgen', 'fpm-plain loadgen'],
+            ['hello-world req/s, wrk -t2', 'hello', 'req_per_s', 'bobbin', 'fpm-plain'],
         ] as [$label, $exp, $metric, $a, $b]) {
             $x = $r->summary($exp, $a, $metric);
             $y = $r->summary($exp, $b, $metric);
@@ -218,7 +218,7 @@ final class MarkdownReport
             }
         }
         $ratioTable = $ratios === [] ? [] : [
-            'Headline ratios against the strongest FPM baseline: for CRUD the plain-PHP front controller (`bench/fpm-plain/index.php`: routing on `REQUEST_URI`, `pg_pconnect` + `pg_query_params`, no framework), not the aircraft app\'s FPM twin; for hello-world `bench/fpm/hello.php`. Which load generator and which PostgreSQL transport each figure comes from is in its row.',
+            'Headline ratios against the strongest FPM baseline: for CRUD the plain-PHP front controller (`bench/fpm-plain/index.php`: routing on `REQUEST_URI`, `pg_pconnect` + `pg_query_params`, no framework), not the aircraft app\'s FPM twin; for hello-world the plain-PHP `echo` (`bench/fpm-plain/hello.php`: no autoloader, no PSR-7), not `examples/hello.php` through Bobbin\'s SAPI bridge (`bench/fpm/hello.php`). Which load generator and which PostgreSQL transport each figure comes from is in its row.',
             '',
             '| Bobbin / strongest FPM baseline (medians of this run) | |',
             '|---|---|',
@@ -226,7 +226,7 @@ final class MarkdownReport
             '',
         ];
 
-        return ['## Headline (medians, min–max in parentheses)', '', ...$ratioTable, '| | Bobbin | nginx + FPM (aircraft app) | nginx + FPM (aircraft app), pg_pconnect | nginx + FPM, plain PHP, pg_pconnect |', '|---|---|---|---|---|', ...$rows, ''];
+        return ['## Headline (medians, min–max in parentheses)', '', ...$ratioTable, '| | Bobbin | nginx + FPM, the same app (CRUD: aircraft; hello: examples/hello.php) | nginx + FPM (aircraft app), pg_pconnect | nginx + FPM, plain PHP (CRUD: pg_pconnect; hello: echo) |', '|---|---|---|---|---|', ...$rows, ''];
     }
 
     /** @return list<string> */
@@ -372,9 +372,12 @@ final class MarkdownReport
             case 'hello':
                 $add('Bobbin / fpm, req/s', $r->summary('hello', 'bobbin', 'req_per_s'), $r->summary('hello', 'fpm', 'req_per_s'));
                 $add('Bobbin / fpm, CPU per request', $r->summary('hello', 'bobbin', 'cpu_us_per_req'), $r->summary('hello', 'fpm', 'cpu_us_per_req'));
+                $add('Bobbin / fpm-plain, req/s', $r->summary('hello', 'bobbin', 'req_per_s'), $r->summary('hello', 'fpm-plain', 'req_per_s'));
+                $add('Bobbin / fpm-plain, CPU per request', $r->summary('hello', 'bobbin', 'cpu_us_per_req'), $r->summary('hello', 'fpm-plain', 'cpu_us_per_req'));
                 foreach ([Context::WRK_SPREAD, Context::LOADGEN] as $g) {
                     $add("bobbin $g / fpm $g, req/s", $r->summary('hello', "bobbin $g", 'req_per_s'), $r->summary('hello', "fpm $g", 'req_per_s'));
                     $add("bobbin $g / fpm $g, CPU per request", $r->summary('hello', "bobbin $g", 'cpu_us_per_req'), $r->summary('hello', "fpm $g", 'cpu_us_per_req'));
+                    $add("bobbin $g / fpm-plain $g, CPU per request", $r->summary('hello', "bobbin $g", 'cpu_us_per_req'), $r->summary('hello', "fpm-plain $g", 'cpu_us_per_req'));
                 }
                 $add('Bobbin / fpm, memory', $r->summary('hello', 'bobbin', 'memory_mb'), $r->summary('hello', 'fpm', 'memory_mb'));
                 $add('Bobbin / fpm, peak PSS', $r->summary('hello', 'bobbin', 'peak_pss_mb'), $r->summary('hello', 'fpm', 'peak_pss_mb'));
