@@ -1,0 +1,117 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * php bench/floor/run.php [--rounds=5] [--duration=5] [--server-cpu=0] [--load-cpu=1]
+ *
+ * Server CPU per plaintext keep-alive request, user and kernel apart, of Bobbin
+ * (`bin/bobbin serve examples/hello.php --single-process`, this checkout) beside the pure-PHP
+ * floor (bench/floor/server.php), each pinned to one core with the load generator on the other,
+ * under `wrk -t50 -c50` (a thread per connection: requests spread out) and `wrk -t2 -c50`
+ * (batched). Rounds interleave the servers; medians are printed as a Markdown table. Run it
+ * under the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/floor/run.php
+ */
+
+$options = ['rounds' => 5, 'duration' => 5, 'server-cpu' => 0, 'load-cpu' => 1];
+foreach (\array_slice($argv, 1) as $argument) {
+    if (\preg_match('/^--(rounds|duration|server-cpu|load-cpu)=(\d+)$/', $argument, $m) !== 1) {
+        \fwrite(\STDERR, "Usage: php bench/floor/run.php [--rounds=5] [--duration=5] [--server-cpu=0] [--load-cpu=1]\n");
+        exit(2);
+    }
+    $options[$m[1]] = (int) $m[2];
+}
+$root = \dirname(__DIR__, 2);
+$servers = [
+    'bobbin' => static fn (int $port): array => [\PHP_BINARY, "$root/bin/bobbin", 'serve', "$root/examples/hello.php", '--single-process', "--listen=127.0.0.1:$port", '--log-level=warning'],
+    // The same opcache and JIT settings Bobbin relaunches itself with.
+    'floor' => static fn (int $port): array => [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M', __DIR__ . '/server.php', (string) $port],
+];
+$loads = ['wrk -t50 -c50' => ['-t50', '-c50'], 'wrk -t2 -c50' => ['-t2', '-c50']];
+$samples = [];
+for ($round = 1; $round <= $options['rounds']; $round++) {
+    foreach ($servers as $name => $command) {
+        $port = freePort();
+        $process = \proc_open(['taskset', '-c', (string) $options['server-cpu'], ...$command($port)], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        if (!\is_resource($process)) {
+            exit(1);
+        }
+        $pid = (int) \proc_get_status($process)['pid'];
+        try {
+            waitForPort($port);
+            wrk($options['load-cpu'], ['-t2', '-c50'], 2, $port); // warm-up: opcache, JIT
+            foreach ($loads as $load => $flags) {
+                [$user0, $system0] = cpuTicks($pid);
+                $requests = wrk($options['load-cpu'], $flags, $options['duration'], $port);
+                [$user1, $system1] = cpuTicks($pid);
+                $tick = 1e6 / 100; // µs per clock tick (USER_HZ)
+                $samples[$load][$name]['user'][] = ($user1 - $user0) * $tick / \max(1, $requests);
+                $samples[$load][$name]['kernel'][] = ($system1 - $system0) * $tick / \max(1, $requests);
+                $samples[$load][$name]['req/s'][] = $requests / $options['duration'];
+                \fprintf(\STDERR, "round %d %-7s %-14s %7.0f req/s  user %5.2f µs  kernel %5.2f µs\n", $round, $name, $load, $requests / $options['duration'], \end($samples[$load][$name]['user']), \end($samples[$load][$name]['kernel']));
+            }
+        } finally {
+            \proc_terminate($process);
+            \proc_close($process);
+        }
+    }
+}
+echo "| load | server | req/s | user µs/req | kernel µs/req | total µs/req |\n|---|---|---|---|---|---|\n";
+foreach ($samples as $load => $byServer) {
+    foreach ($byServer as $name => $s) {
+        $total = \array_map(static fn (float $u, float $k): float => $u + $k, $s['user'], $s['kernel']);
+        \printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", $load, $name, median($s['req/s']), median($s['user']), median($s['kernel']), median($total));
+    }
+}
+
+/** @param list<float> $values */
+function median(array $values): float
+{
+    \sort($values);
+    $n = \count($values);
+
+    return $n % 2 === 1 ? $values[intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
+}
+
+/** @return array{int, int} utime and stime of $pid in clock ticks */
+function cpuTicks(int $pid): array
+{
+    $stat = (string) \file_get_contents("/proc/$pid/stat");
+    $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
+
+    return [(int) $fields[11], (int) $fields[12]];
+}
+
+/** @param list<string> $flags @return int requests completed */
+function wrk(int $cpu, array $flags, int $seconds, int $port): int
+{
+    $output = (string) \shell_exec(\sprintf('taskset -c %d wrk %s -d%ds http://127.0.0.1:%d/ 2>&1', $cpu, \implode(' ', $flags), $seconds, $port));
+    if (\preg_match('/(\d+) requests in/', $output, $m) !== 1) {
+        throw new \RuntimeException("wrk said: $output");
+    }
+
+    return (int) $m[1];
+}
+
+function freePort(): int
+{
+    $socket = \stream_socket_server('tcp://127.0.0.1:0');
+    $name = (string) \stream_socket_get_name($socket, false);
+    \fclose($socket);
+
+    return (int) \substr($name, \strrpos($name, ':') + 1);
+}
+
+function waitForPort(int $port): void
+{
+    for ($i = 0; $i < 200; $i++) {
+        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
+        if ($probe !== false) {
+            \fclose($probe);
+
+            return;
+        }
+        \usleep(50_000);
+    }
+    throw new \RuntimeException("nothing listens on port $port");
+}
