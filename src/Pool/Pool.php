@@ -7,11 +7,10 @@ namespace Bobbin\Pool;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\CompositeCancellation;
-use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
-use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Async\TimeoutException;
 use Bobbin\Async\Timer;
+use Bobbin\Async\WaitingLine;
 use Bobbin\Metrics\Histogram;
 use Bobbin\Metrics\HistogramValue;
 
@@ -28,9 +27,8 @@ final class Pool
 {
     /** @var list<C> most recently used last: reuse stays on warm connections, the rest can idle out */
     private array $idle = [];
-    /** @var array<int, DeferredFuture<C>> in arrival order */
-    private array $waiters = [];
-    private int $nextWaiterId = 0;
+    /** Callers waiting for a connection, each for at most acquireTimeout. */
+    private readonly WaitingLine $waiters;
     /** Connections open or being opened. */
     private int $open = 0;
     private int $acquisitions = 0;
@@ -54,6 +52,7 @@ final class Pool
         string $name = '',
     ) {
         $this->waits = new Histogram();
+        $this->waiters = new WaitingLine($settings->acquireTimeout);
         PoolMetrics::shared()->track($this, $name);
     }
 
@@ -129,15 +128,9 @@ final class Pool
 
             return;
         }
-        $first = \array_key_first($this->waiters);
-        if ($first !== null) {
-            $waiter = $this->waiters[$first];
-            unset($this->waiters[$first]);
-            $waiter->complete($connection);
-
-            return;
+        if (!$this->waiters->handToFirst($connection)) {
+            $this->idle[] = $connection;
         }
-        $this->idle[] = $connection;
     }
 
     /** Opens connections up to minSize now instead of on first use. */
@@ -164,7 +157,7 @@ final class Pool
             $this->open,
             $idle,
             $this->open - $idle,
-            \count($this->waiters),
+            $this->waiters->count(),
             $this->acquisitions,
             $this->timeouts,
             $this->discarded,
@@ -208,11 +201,7 @@ final class Pool
         foreach ($idle as $connection) {
             $this->discard($connection);
         }
-        $waiters = $this->waiters;
-        $this->waiters = [];
-        foreach ($waiters as $waiter) {
-            $waiter->fail(new PoolClosedException('The connection pool was closed while waiting for a connection'));
-        }
+        $this->waiters->failAll(new PoolClosedException('The connection pool was closed while waiting for a connection'));
     }
 
     public function isClosed(): bool
@@ -241,44 +230,30 @@ final class Pool
     /** @return C */
     private function awaitConnection(?Cancellation $cancellation): object
     {
-        if (\count($this->waiters) >= $this->settings->maxWaiters) {
+        if ($this->waiters->count() >= $this->settings->maxWaiters) {
             $this->timeouts++;
             throw new PoolTimeoutException(\sprintf(
                 'All %d connections of the pool are in use and %d callers are already waiting (the most allowed)',
                 $this->settings->maxSize,
-                \count($this->waiters),
+                $this->waiters->count(),
             ));
         }
-        /** @var DeferredFuture<C> $waiter */
-        $waiter = new DeferredFuture();
-        $id = $this->nextWaiterId++;
-        $this->waiters[$id] = $waiter;
-        $timeout = new TimeoutCancellation($this->settings->acquireTimeout);
         $started = \microtime(true);
         try {
-            return $waiter->future()->await($cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout));
+            /** @var C */
+            return $this->waiters->wait($cancellation);
         } catch (CancelledException $e) {
-            unset($this->waiters[$id]);
             $this->timeouts++;
-            if ($waiter->isComplete()) {
-                // A connection was handed over in the same tick the wait ended: give it back.
-                try {
-                    $this->release($waiter->future()->await());
-                } catch (\Throwable) {
-                    // The hand-over was a failure; nothing to give back.
-                }
-            }
-            if ($cancellation !== null && $cancellation->isRequested()) {
-                throw $e;
+            if (!$e instanceof TimeoutException || ($cancellation !== null && $cancellation->isRequested())) {
+                throw $e; // the caller's own cancellation (or deadline)
             }
             throw new PoolTimeoutException(\sprintf(
                 'No connection became free within %.3f s: all %d connections of the pool are in use (%d callers waiting)',
                 $this->settings->acquireTimeout,
                 $this->settings->maxSize,
-                \count($this->waiters),
+                $this->waiters->count(),
             ));
         } finally {
-            $timeout->dispose();
             $waited = \microtime(true) - $started;
             $this->waits->observe($waited);
             $this->totalWaitTime += $waited;
@@ -327,7 +302,7 @@ final class Pool
      */
     private function replaceForWaiter(): void
     {
-        if ($this->closed || $this->waiters === [] || $this->open >= $this->settings->maxSize) {
+        if ($this->closed || $this->waiters->count() === 0 || $this->open >= $this->settings->maxSize) {
             return;
         }
         $this->open++;
@@ -336,12 +311,7 @@ final class Pool
                 $connection = $this->connector->open(null);
             } catch (\Throwable $e) {
                 $this->open--;
-                $first = \array_key_first($this->waiters);
-                if ($first !== null) {
-                    $waiter = $this->waiters[$first];
-                    unset($this->waiters[$first]);
-                    $waiter->fail($e);
-                }
+                $this->waiters->failFirst($e);
 
                 return;
             }

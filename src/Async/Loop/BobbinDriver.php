@@ -37,10 +37,10 @@ final class BobbinDriver implements Driver
     private readonly CallbackRegistry $registry;
     private readonly StreamInterest $streams;
     private bool $lastPollWasSmall = false;
-    /** When the last poll returned (microtime): when what it found ready was found. */
-    /** A stretch of work before a poll longer than this makes the poll's time too late for what it found. */
-    private const LATE_AFTER_SECONDS = 0.005;
+    /** A stretch of work before a poll longer than this makes the poll's time too late for what it found (default). */
+    public const LATE_AFTER_SECONDS = 0.005;
 
+    /** When the last poll returned (microtime): when what it found ready was found. */
     public float $polledAt = 0.0;
     /** When the loop went to its last poll: [previous polledAt, idleAt] is the stretch of work before it. */
     private float $idleAt = 0.0;
@@ -50,11 +50,13 @@ final class BobbinDriver implements Driver
 
     /**
      * @param float $batchDelay seconds to pause after a tick with fewer than $batchBelow ready streams (0: off)
+     * @param float $lateAfter a stretch of work longer than this makes arrivalTime() ask the kernel
      */
     public function __construct(
         private readonly Poller $poller = new SelectPoller(),
         private readonly float $batchDelay = 0.0,
         private readonly int $batchBelow = 4,
+        private readonly float $lateAfter = self::LATE_AFTER_SECONDS,
     ) {
         if ($batchDelay < 0 || $batchDelay > 0.01) {
             throw new \ValueError('The poll batching delay must be between 0 and 0.01 s');
@@ -66,19 +68,30 @@ final class BobbinDriver implements Driver
 
     /**
      * A driver on $poller as the environment asks for it: BOBBIN_LOOP_BATCH_US sets the poll
-     * batching pause in microseconds (0, the default, turns it off).
+     * batching pause in microseconds (0, the default, turns it off); BOBBIN_LOOP_LATE_MS the
+     * stretch of work after which arrivalTime() asks the kernel when bytes came (5 ms; a
+     * profiler that slows the process down raises it, or every turn looks late).
      */
     public static function fromEnvironment(Poller $poller): self
     {
-        $batch = \getenv('BOBBIN_LOOP_BATCH_US');
-        if ($batch === false || $batch === '') {
-            return new self($poller);
+        return new self(
+            $poller,
+            self::wholeNumberFromEnvironment('BOBBIN_LOOP_BATCH_US', 'microseconds', 0) / 1e6,
+            lateAfter: self::wholeNumberFromEnvironment('BOBBIN_LOOP_LATE_MS', 'milliseconds', 5) / 1e3,
+        );
+    }
+
+    private static function wholeNumberFromEnvironment(string $name, string $unit, int $default): int
+    {
+        $value = \getenv($name);
+        if ($value === false || $value === '') {
+            return $default;
         }
-        if (!\ctype_digit($batch)) {
-            throw new \ValueError(\sprintf('BOBBIN_LOOP_BATCH_US must be a whole number of microseconds, got "%s"', $batch));
+        if (!\ctype_digit($value)) {
+            throw new \ValueError(\sprintf('%s must be a whole number of %s, got "%s"', $name, $unit, $value));
         }
 
-        return new self($poller, (int) $batch / 1e6);
+        return (int) $value;
     }
 
     /** The most descriptors this driver can watch (see Poller::descriptorCeiling()); null: no own limit. */
@@ -278,7 +291,7 @@ final class BobbinDriver implements Driver
      */
     public function arrivalTime(mixed $stream): float
     {
-        if ($this->idleAt - $this->previousPolledAt < self::LATE_AFTER_SECONDS || $this->previousPolledAt <= 0.0) {
+        if ($this->idleAt - $this->previousPolledAt < $this->lateAfter || $this->previousPolledAt <= 0.0) {
             return $this->polledAt;
         }
         $received = TcpArrival::of($stream);

@@ -33,6 +33,8 @@ final class LinuxEpoll
     public const EINTR = 4;
     public const EBADF = 9;
     public const EEXIST = 17;
+    /** The kernel lacks the system call (epoll_pwait2 before Linux 5.11, or under valgrind 3.19). */
+    private const ENOSYS = 38;
 
     private const CLOEXEC = 0x80000;
     private const POLLIN = 0x001;
@@ -71,7 +73,8 @@ final class LinuxEpoll
     public readonly CData $events;
     private readonly CData $event;
     private readonly CData $poll;
-    private readonly ?CData $timespec;
+    /** Null where glibc or the kernel lacks epoll_pwait2: waits are then in milliseconds. */
+    private ?CData $timespec;
     private readonly ?CData $timespecAddress;
     private int $epfd = -1;
     private int $pid = 0;
@@ -152,6 +155,12 @@ final class LinuxEpoll
             $this->timespec->tv_sec = $seconds; // @phpstan-ignore property.notFound (struct timespec)
             $this->timespec->tv_nsec = (int) (($timeout - $seconds) * 1e9); // @phpstan-ignore property.notFound (struct timespec)
             $count = $lib->epoll_pwait2($this->epfd, $this->events, self::MAX_EVENTS, $this->timespecAddress, null); // @phpstan-ignore method.notFound (declared in PWAIT2)
+            if ($count < 0 && $this->errno() === self::ENOSYS) {
+                // glibc has it, the kernel does not: milliseconds from now on.
+                $this->timespec = null;
+
+                return $this->wait($timeout);
+            }
         }
         \assert(\is_int($count));
         if ($count < 0) {

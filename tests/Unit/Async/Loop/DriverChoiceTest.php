@@ -19,7 +19,7 @@ use Revolt\EventLoop\Driver;
  */
 final class DriverChoiceTest extends TestCase
 {
-    private const VARIABLES = ['BOBBIN_LOOP_DRIVER', 'BOBBIN_LOOP_BATCH_US'];
+    private const VARIABLES = ['BOBBIN_LOOP_DRIVER', 'BOBBIN_LOOP_BATCH_US', 'BOBBIN_LOOP_LATE_MS'];
 
     /** @var array<string, string|false> */
     private array $saved = [];
@@ -156,6 +156,16 @@ final class DriverChoiceTest extends TestCase
         $this->expectExceptionMessage(
             'BOBBIN_LOOP_BATCH_US must be a whole number of microseconds, got "' . $value . '"',
         );
+        BobbinDriver::fromEnvironment(new SelectPoller());
+    }
+
+    #[\PHPUnit\Framework\Attributes\DataProvider('malformedBatchDelays')]
+    public function testAMalformedLatenessVariableIsAValueErrorNamingIt(string $value): void
+    {
+        \putenv('BOBBIN_LOOP_LATE_MS=' . $value);
+
+        $this->expectException(\ValueError::class);
+        $this->expectExceptionMessage('BOBBIN_LOOP_LATE_MS must be a whole number of milliseconds, got "' . $value . '"');
         BobbinDriver::fromEnvironment(new SelectPoller());
     }
 
