@@ -408,9 +408,13 @@ final class Connection
             }
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
-            [$status, $written, $keepAlive] = $response === null
-                ? [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null)), $keepAlive] // the framing is intact: the connection goes on
-                : $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
+            if ($response === null) {
+                $status = 500;
+                // The framing is intact: the connection goes on.
+                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null));
+            } else {
+                $written = $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '', $status);
+            }
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
@@ -488,10 +492,11 @@ final class Connection
     /**
      * Writes $response.
      *
-     * @return array{int, bool, bool} the status sent, whether the connection is still whole,
-     *                                and whether it may serve another request
+     * @param bool $keepAlive whether another request may follow; set to whether it still may
+     * @param int $status set to the status sent
+     * @return bool whether the connection is still whole
      */
-    private function respond(ResponseInterface $response, RequestHead $head, bool $keepAlive, string $requestIdLine): array
+    private function respond(ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestIdLine, ?int &$status): bool
     {
         $context = $this->context;
         try {
@@ -500,29 +505,34 @@ final class Connection
             $context->logger->error('The response to {method} {target} was refused, a 500 went out instead: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'error' => $error->getMessage(),
             ]);
+            $status = 500;
 
-            return [500, $this->writeAll($context->framer->errorResponse(500, $keepAlive)), $keepAlive];
+            return $this->writeAll($context->framer->errorResponse(500, $keepAlive));
         }
         $status = $response->getStatusCode();
         $this->phase = ConnectionPhase::Writing;
-        $whole = $framed->wholeBytes();
-        if ($whole !== null) {
+        if ($framed->bytes !== null) {
             // The usual response, one write: its write phase's clock and window start only if
             // it has to wait for the client (writeAll()), since nobody looks at a connection's
             // phase until its fiber waits (saves two clock reads per request).
             $this->phaseSince = 0.0;
-            $written = $this->writeAll($whole);
+            $written = $this->writeAll($framed->bytes);
+            $keepAlive = $written && $framed->keepAlive;
 
-            return [$status, $written, $written && $framed->keepAlive];
+            return $written;
         }
         // A streamed body may wait on its own source before the first write: the clock starts now.
         $this->phaseSince = $this->windowStart = \microtime(true);
         $this->windowBytes = 0;
         $this->deadline = $this->phaseSince + $context->config->writeTimeout;
         try {
-            return [$status, true, $context->bodyWriter->write($framed, $this->writeOrFail)];
+            $keepAlive = $context->bodyWriter->write($framed, $this->writeOrFail);
+
+            return true;
         } catch (WriteFailedException) {
-            return [$status, false, false];
+            $keepAlive = false;
+
+            return false;
         } catch (Throwable $error) {
             if ($error instanceof StreamClosedException) {
                 throw $error;
@@ -531,8 +541,9 @@ final class Connection
             $context->logger->error('Writing the response to {method} {target} failed: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
             ]);
+            $keepAlive = false;
 
-            return [$status, false, false];
+            return false;
         }
     }
 

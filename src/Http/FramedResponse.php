@@ -9,10 +9,16 @@ use Psr\Http\Message\StreamInterface;
 /**
  * A response turned into wire form by ResponseFramer: the complete head, and how its body
  * follows. When the whole body is at hand as a string ($inlineBody), the head and the body go
- * out in one write.
+ * out in one write ($bytes).
  */
 final readonly class FramedResponse
 {
+    /**
+     * The response's complete bytes when no body has to be streamed (none, an empty one, or
+     * one held inline): one write puts it all on the wire. Null when the body must be streamed.
+     */
+    public ?string $bytes;
+
     public function __construct(
         /** Status line, header lines and the empty line that ends the head. */
         public string $head,
@@ -26,21 +32,10 @@ final readonly class FramedResponse
         /** The body itself, when it is a string already and small enough to join the head. */
         public ?string $inlineBody = null,
     ) {
-    }
-
-    /**
-     * The response's complete bytes when no body has to be streamed (none, an empty one, or
-     * one held inline): one write puts it all on the wire. Null when the body must be streamed.
-     */
-    public function wholeBytes(): ?string
-    {
-        if ($this->inlineBody !== null) {
-            return $this->head . $this->inlineBody;
-        }
-        if ($this->framing === BodyFraming::None || ($this->framing === BodyFraming::ContentLength && $this->length === 0)) {
-            return $this->head;
-        }
-
-        return null;
+        $this->bytes = match (true) {
+            $inlineBody !== null => $head . $inlineBody,
+            $framing === BodyFraming::None, $framing === BodyFraming::ContentLength && $length === 0 => $head,
+            default => null,
+        };
     }
 }

@@ -10,8 +10,9 @@ use Psr\Log\LoggerInterface;
 
 /**
  * Puts a FramedResponse on the wire through a write function: the head and a small body in one
- * write; a large or unknown-size body a piece at a time, each piece written before the next is
- * read (so a slow client never makes the server hold the whole body), chunk-framed when chunked.
+ * write (ResponseFramer read it already); a large, unknown-size or unseekable body a piece at a
+ * time, each piece written before the next is read (so a slow client never makes the server
+ * hold the whole body), chunk-framed when chunked.
  *
  * @internal one per server, used by its connections
  */
@@ -30,27 +31,16 @@ final class ResponseBodyWriter
      */
     public function write(FramedResponse $framed, Closure $write): bool
     {
-        $keepAlive = $framed->keepAlive;
-        $whole = $framed->wholeBytes();
-        if ($whole !== null) {
-            $write($whole);
+        if ($framed->bytes !== null) {
+            $write($framed->bytes);
 
-            return $keepAlive;
+            return $framed->keepAlive;
         }
         $stream = $framed->body;
         \assert($stream !== null);
         $size = $framed->framing === BodyFraming::ContentLength ? $framed->length : null;
-        if ($size !== null && $size <= ResponseFramer::INLINE_BODY_BYTES && $stream->isSeekable()) {
-            $contents = (string) $stream;
-            if (\strlen($contents) === $size) {
-                $write($framed->head . $contents);
 
-                return $keepAlive;
-            }
-            $stream->rewind();
-        }
-
-        return $this->stream($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked, $write) && $keepAlive;
+        return $this->stream($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked, $write) && $framed->keepAlive;
     }
 
     /**

@@ -9,6 +9,7 @@ use Bobbin\Http\Message\Response;
 use Bobbin\Http\Message\StatusReason;
 use Bobbin\Http\Message\StringStream;
 use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\StreamInterface;
 
 /**
  * Turns an application's response into wire form (RFC 9112 §6, RFC 9110 §6.4.1): the status
@@ -27,7 +28,10 @@ use Psr\Http\Message\ResponseInterface;
  */
 final class ResponseFramer
 {
-    /** Bodies up to this size that are strings already go out in the same write as the head. */
+    /**
+     * Bodies up to this size go out in the same write as the head: strings already (Bobbin's
+     * own StringStream), and seekable streams of a known size, read whole.
+     */
     public const INLINE_BODY_BYTES = 65536;
     /** How many checked header lines and reason phrases are remembered (forgotten all at once past it). */
     private const REMEMBERED = 512;
@@ -141,6 +145,9 @@ final class ResponseFramer
             }
         } else {
             $size = $body->getSize();
+            if ($size !== null && $size > 0 && $size <= self::INLINE_BODY_BYTES) {
+                $inline = self::smallBody($body, $size);
+            }
         }
         if ($size !== null) {
             $head .= 'Content-Length: ' . $size . "\r\n";
@@ -172,6 +179,25 @@ final class ResponseFramer
         return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
             . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)
             . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
+    }
+
+    /**
+     * A small body of another PSR-7 implementation read whole, so that it goes out in the head's
+     * write; null when it cannot be (not seekable, a read that fails or brings other than $size
+     * bytes), and the body is then streamed.
+     */
+    private static function smallBody(StreamInterface $body, int $size): ?string
+    {
+        if (!$body->isSeekable()) {
+            return null;
+        }
+        try {
+            $contents = (string) $body;
+        } catch (\Throwable) {
+            return null; // streaming it reports the failure
+        }
+
+        return \strlen($contents) === $size ? $contents : null;
     }
 
     private static function endHead(string $head, bool $keepAlive, string $protocolVersion): string

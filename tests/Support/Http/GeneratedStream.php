@@ -15,8 +15,16 @@ final class GeneratedStream implements StreamInterface
     private const PATTERN = 'abcdefghijklmnopqrstuvwxyz';
     private int $position = 0;
 
-    public function __construct(private readonly int $length, private readonly bool $sizeKnown)
-    {
+    /**
+     * @param ?int $claimedSize what getSize() says when it is not $length (a stream that lies)
+     * @param bool $claimsSeekable isSeekable() says yes (rewinding still fails)
+     */
+    public function __construct(
+        private readonly int $length,
+        private readonly bool $sizeKnown,
+        private readonly ?int $claimedSize = null,
+        private readonly bool $claimsSeekable = false,
+    ) {
     }
 
     public static function expected(int $length): string
@@ -42,7 +50,7 @@ final class GeneratedStream implements StreamInterface
 
     public function getSize(): ?int
     {
-        return $this->sizeKnown ? $this->length : null;
+        return $this->sizeKnown ? ($this->claimedSize ?? $this->length) : null;
     }
 
     public function tell(): int
@@ -57,7 +65,7 @@ final class GeneratedStream implements StreamInterface
 
     public function isSeekable(): bool
     {
-        return false;
+        return $this->claimsSeekable;
     }
 
     public function seek(int $offset, int $whence = \SEEK_SET): void

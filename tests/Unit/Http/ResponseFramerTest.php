@@ -151,14 +151,35 @@ final class ResponseFramerTest extends TestCase
         self::assertNotNull($framed->body);
     }
 
-    public function testAnotherImplementationsStreamIsSizedFromTheStream(): void
+    public function testAnotherImplementationsSmallSeekableStreamIsSizedAndReadIntoTheHeadsWrite(): void
     {
         $framed = self::framer()->frame(new NyholmResponse(200, [], 'Hello'), 'GET', '1.1', true, self::DATE);
 
         self::assertSame(BodyFraming::ContentLength, $framed->framing);
         self::assertSame(5, $framed->length);
-        self::assertNull($framed->inlineBody);
+        self::assertSame('Hello', $framed->inlineBody);
         self::assertStringEndsWith("Content-Length: 5\r\n\r\n", $framed->head);
+        self::assertSame($framed->head . 'Hello', $framed->bytes);
+    }
+
+    public function testAStreamThatCannotSeekIsSizedButLeftToBeStreamed(): void
+    {
+        $framed = self::framer()->frame(new NyholmResponse(200, [], new GeneratedStream(10, true)), 'GET', '1.1', true, self::DATE);
+
+        self::assertSame(BodyFraming::ContentLength, $framed->framing);
+        self::assertSame(10, $framed->length);
+        self::assertNull($framed->inlineBody);
+        self::assertNull($framed->bytes);
+    }
+
+    public function testAStreamWhoseContentsDoNotMatchItsSizeIsLeftToBeStreamed(): void
+    {
+        $lying = new GeneratedStream(12, true, claimedSize: 5, claimsSeekable: true);
+        $framed = self::framer()->frame(new NyholmResponse(200, [], $lying), 'GET', '1.1', true, self::DATE);
+
+        self::assertSame("Content-Length: 5\r\n\r\n", \substr($framed->head, -21));
+        self::assertNull($framed->inlineBody, 'the body writer decides what a short or long stream means');
+        self::assertNull($framed->bytes);
     }
 
     public function testAnEmptyReasonIsTheStandardPhrase(): void
