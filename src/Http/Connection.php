@@ -494,6 +494,7 @@ final class Connection
      *
      * @param bool $keepAlive whether another request may follow; set to whether it still may
      * @param int $status set to the status sent
+     * @param-out int $status
      * @return bool whether the connection is still whole
      */
     private function respond(ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestIdLine, ?int &$status): bool
