@@ -492,7 +492,7 @@ final class BobbinDriver implements Driver
         }
         // Only loop code ran since the peek (a timer added by a foreign signal handler waits a tick).
         if ($nextTimer !== null) {
-            $registry->queueDueTimers(\hrtime(true) / 1e9);
+            $registry->queueDueTimers($now / 1e9);
         }
     }
 

@@ -25,11 +25,12 @@ final class FiberScheduler
     private const MICROTASK = 2;
 
     /**
-     * Run before anything else, in order: [RESUME, Fiber, value], [THROW, Fiber, Throwable] and
-     * [MICROTASK, Closure, args]. A callback's resumes and queue() calls run before the next
-     * callback, as Revolt promises.
+     * Run before anything else, in order: a Fiber to resume with null (readiness of a stream,
+     * by far the most common: no array per resume), [RESUME, Fiber, value], [THROW, Fiber,
+     * Throwable] and [MICROTASK, Closure, args]. A callback's resumes and queue() calls run
+     * before the next callback, as Revolt promises.
      *
-     * @var array<int, array{int, mixed, mixed}>
+     * @var array<int, \Fiber<mixed, mixed, mixed, mixed>|array{int, mixed, mixed}>
      */
     public array $microtasks = [];
     public int $microtaskHead = 0;
@@ -127,7 +128,7 @@ final class FiberScheduler
     /** @param \Fiber<mixed, mixed, mixed, mixed> $fiber queued to be resumed with $value */
     public function scheduleResume(\Fiber $fiber, mixed $value): void
     {
-        $this->microtasks[] = [self::RESUME, $fiber, $value];
+        $this->microtasks[] = $value === null ? $fiber : [self::RESUME, $fiber, $value];
     }
 
     /** @param \Fiber<mixed, mixed, mixed, mixed> $fiber queued to have $throwable thrown into it */
@@ -254,7 +255,7 @@ final class FiberScheduler
     {
         while (true) {
             $entry = $this->microtasks[$this->microtaskHead] ?? null;
-            if ($entry !== null && $entry[0] !== self::MICROTASK) {
+            if ($entry !== null && ($entry instanceof \Fiber || $entry[0] !== self::MICROTASK)) {
                 unset($this->microtasks[$this->microtaskHead]);
                 $this->microtaskHead++;
                 $this->resumeFiber($entry);
@@ -289,10 +290,10 @@ final class FiberScheduler
                     $entry = $this->microtasks[$this->microtaskHead];
                     unset($this->microtasks[$this->microtaskHead]);
                     $this->microtaskHead++;
-                    if ($entry[0] === self::MICROTASK) {
-                        $this->runMicrotask($entry[1], $entry[2]);
-                    } else {
+                    if ($entry instanceof \Fiber || $entry[0] !== self::MICROTASK) {
                         $this->resumeFiber($entry);
+                    } else {
+                        $this->runMicrotask($entry[1], $entry[2]);
                     }
                     // Holding the entry while suspended would keep its closure's captures alive.
                     $entry = null;
@@ -326,10 +327,10 @@ final class FiberScheduler
         }
     }
 
-    /** @param array{int, mixed, mixed} $entry */
-    private function resumeFiber(array $entry): void
+    /** @param \Fiber<mixed, mixed, mixed, mixed>|array{int, mixed, mixed} $entry a fiber to resume with null, or [RESUME|THROW, fiber, value] */
+    private function resumeFiber(\Fiber|array $entry): void
     {
-        $fiber = $entry[1];
+        $fiber = $entry instanceof \Fiber ? $entry : $entry[1];
         \assert($fiber instanceof \Fiber);
         if ($fiber->isTerminated()) {
             return; // destroyed by the cycle collector while it waited
@@ -340,7 +341,9 @@ final class FiberScheduler
             $this->runningSince = \hrtime(true);
         }
         try {
-            if ($entry[0] === self::RESUME) {
+            if ($entry instanceof \Fiber) {
+                $fiber->resume();
+            } elseif ($entry[0] === self::RESUME) {
                 $fiber->resume($entry[2]);
             } else {
                 $error = $entry[2];
