@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Async\Loop;
 
 use FFI;
+use FFI\CData;
 
 /**
  * When the kernel last received data on a TCP socket: getsockopt(TCP_INFO)'s
@@ -22,17 +23,30 @@ final class TcpArrival
     /** struct tcp_info: 8 bytes of u8 fields, then u32s; tcpi_last_data_recv is the 12th u32. */
     private const LAST_DATA_RECV_OFFSET = 52;
     private const SIZE = 232;
+    /** Descriptors remembered by stream (resource ids are never reused); forgotten all at once past this. */
+    private const REMEMBERED = 4096;
 
     private static self|false|null $instance = null;
 
+    /** @var array<int, int> descriptor number by resource id; -1: not a TCP socket */
+    private array $descriptorOf = [];
+    private readonly CData $info;
+    private readonly CData $length;
+    private readonly CData $infoAddress;
+    private readonly CData $lengthAddress;
+
     private function __construct(private readonly FFI $libc, private readonly StreamDescriptors $descriptors)
     {
+        $this->info = $libc->new('unsigned char[' . self::SIZE . ']') ?? throw new \Error('FFI::new() failed');
+        $this->length = $libc->new('unsigned int') ?? throw new \Error('FFI::new() failed');
+        $this->infoAddress = FFI::addr($this->info);
+        $this->lengthAddress = FFI::addr($this->length);
     }
 
     /** Unix time the kernel last received data on $stream; null for a socket that is not TCP, or where FFI is missing. */
     public static function of(mixed $stream): ?float
     {
-        if (!\is_resource($stream) || !\str_starts_with(\stream_get_meta_data($stream)['stream_type'], 'tcp_socket')) {
+        if (!\is_resource($stream)) {
             return null;
         }
         if (self::$instance === null) {
@@ -46,25 +60,35 @@ final class TcpArrival
         return self::$instance === false ? null : self::$instance->lastReceived($stream);
     }
 
-    /** @param resource $stream */
+    /**
+     * Asked for the sockets a late poll found ready, possibly hundreds at once on a loaded
+     * worker: the descriptor number (an FFI walk of the engine) and whether it is TCP are
+     * found once per stream.
+     *
+     * @param resource $stream
+     */
     private function lastReceived($stream): ?float
     {
-        $fd = $this->descriptors->numberOf($stream);
+        $key = (int) $stream;
+        $fd = $this->descriptorOf[$key] ?? null;
+        if ($fd === null) {
+            if (\count($this->descriptorOf) >= self::REMEMBERED) {
+                $this->descriptorOf = [];
+            }
+            $isTcp = \str_starts_with(\stream_get_meta_data($stream)['stream_type'], 'tcp_socket');
+            $fd = $this->descriptorOf[$key] = $isTcp ? $this->descriptors->numberOf($stream) : -1;
+        }
         if ($fd < 0) {
             return null;
         }
-        $info = $this->libc->new('unsigned char[' . self::SIZE . ']');
-        $length = $this->libc->new('unsigned int');
-        if ($info === null || $length === null) {
-            return null;
-        }
-        $length->cdata = self::SIZE; // @phpstan-ignore property.notFound (an unsigned int)
-        $result = $this->libc->getsockopt($fd, self::IPPROTO_TCP, self::TCP_INFO, FFI::addr($info), FFI::addr($length)); // @phpstan-ignore method.notFound
+        $this->length->cdata = self::SIZE; // @phpstan-ignore property.notFound (an unsigned int)
+        $result = $this->libc->getsockopt($fd, self::IPPROTO_TCP, self::TCP_INFO, $this->infoAddress, $this->lengthAddress); // @phpstan-ignore method.notFound
         /** @var int $filled */
-        $filled = $length->cdata;
+        $filled = $this->length->cdata;
         if ($result !== 0 || $filled < self::LAST_DATA_RECV_OFFSET + 4) {
             return null;
         }
+        $info = $this->info;
         $at = self::LAST_DATA_RECV_OFFSET; // little-endian u32
         $milliseconds = $info[$at] | ($info[$at + 1] << 8) | ($info[$at + 2] << 16) | ($info[$at + 3] << 24);
 
