@@ -212,16 +212,17 @@ final class Async
 
     /**
      * Calls $callback from the loop whenever $stream is readable, until cancelWatch(): for a
-     * condition to notice while no fiber waits on the stream (a client hanging up while its
-     * request is handled). A fiber that waits for data uses a StreamWatcher instead.
+     * condition to notice while no fiber waits on the stream (a parked keep-alive connection's
+     * next request). A fiber that waits for data uses a StreamWatcher instead. The callback gets
+     * the watch's id and the stream, so that one closure can serve many streams.
      *
      * @param resource $stream
-     * @param Closure(): void $callback
+     * @param Closure(string, mixed): void $callback
      * @return string an id for cancelWatch()
      */
     public static function watchReadable(mixed $stream, Closure $callback): string
     {
-        return EventLoop::onReadable($stream, static fn () => $callback());
+        return EventLoop::onReadable($stream, $callback);
     }
 
     public static function cancelWatch(string $id): void

@@ -18,14 +18,8 @@ final class CancellationSource implements Cancellation
     private int $nextId = 0;
     private ?CancelledException $reason = null;
 
-    /**
-     * @param (Closure(): void)|null $onFirstSubscriber called once, when the first waiter
-     *        subscribes: whatever would cancel (a watch on a socket, a timer) can start only
-     *        when someone waits, and costs nothing for a source nobody waits on
-     */
-    public function __construct(private ?Closure $onFirstSubscriber = null)
-    {
-    }
+    /** Whether any wait has subscribed, ever: a request's server watches for its client leaving only then. */
+    private bool $waitedOn = false;
 
     public function token(): Cancellation
     {
@@ -55,11 +49,7 @@ final class CancellationSource implements Cancellation
             return $id;
         }
         $this->callbacks[$id] = $callback;
-        if ($this->onFirstSubscriber !== null) {
-            $onFirstSubscriber = $this->onFirstSubscriber;
-            $this->onFirstSubscriber = null;
-            $onFirstSubscriber();
-        }
+        $this->waitedOn = true;
 
         return $id;
     }
@@ -67,6 +57,16 @@ final class CancellationSource implements Cancellation
     public function unsubscribe(string $id): void
     {
         unset($this->callbacks[$id]);
+    }
+
+    /**
+     * Whether something has waited on this cancellation (subscribed), even if it is done
+     * waiting: whatever would cancel (a check that the client is still there) is worth doing
+     * only then, and costs nothing for a source nobody waits on.
+     */
+    public function wasWaitedOn(): bool
+    {
+        return $this->waitedOn;
     }
 
     public function isRequested(): bool

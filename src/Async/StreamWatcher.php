@@ -107,6 +107,18 @@ final class StreamWatcher
      * True when the loop is Bobbin's driver and has nothing else to do (BobbinDriver::isIdle()):
      * a blocking wait on this stream would then hold up nobody.
      */
+    /**
+     * Drops the suspension kept for the fiber that waited last, when that fiber will not wait
+     * here again (a parked keep-alive connection's fiber ends): an idle object less per idle
+     * connection. The next wait makes a new one.
+     */
+    public function forgetLastWaiter(): void
+    {
+        if ($this->waiters->reader === null && $this->waiters->writer === null) {
+            $this->suspension = null;
+        }
+    }
+
     /** Says TLS now runs on the stream (TlsHandshake does, for the watcher it is given). */
     public function noteTlsStarted(): void
     {

@@ -13,7 +13,6 @@ use Bobbin\Async\TimeoutException;
 use Bobbin\Http\Classic\CapturedOutput;
 use Bobbin\Http\Form\FormData;
 use Bobbin\Http\Form\MalformedBodyException;
-use Closure;
 use Psr\Http\Message\ResponseInterface;
 use Throwable;
 
@@ -72,16 +71,6 @@ final class Connection
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
     private ?FormData $form = null;
     /**
-     * Something waits on the handled request's cancellation (a database statement): the sweeper
-     * then checks whether the client hung up (checkForHangUp()). Per-request loop watches cost
-     * every request a registration; a check per sweep costs only the long ones.
-     */
-    private bool $hangUpMatters = false;
-    /** @var Closure(): void */
-    private readonly Closure $noteThatHangUpMatters;
-    /** @var Closure(string): void writeOrFail(), made once */
-    private readonly Closure $writeOrFail;
-    /**
      * The connection's fiber, for a crash report (endAbruptly()).
      *
      * @var \Fiber<mixed, mixed, mixed, mixed>|null
@@ -94,25 +83,19 @@ final class Connection
 
     /**
      * @param resource $socket non-blocking, read buffering off
-     * @param array<string, string|int> $serverParams the connection's part of getServerParams()
      */
     public function __construct(
         private readonly ServerContext $context,
         private readonly OpenConnections $connections,
         private readonly RequestBudget $budget,
         private $socket,
-        private readonly array $serverParams,
-        private readonly string $defaultAuthority,
-        /** The peer is one of --trusted-proxies: its X-Forwarded-For and -Proto count. */
-        private readonly bool $behindTrustedProxy = false,
+        private readonly ConnectionOrigin $origin,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
         $now = Async::readyTime($socket);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
-        $this->noteThatHangUpMatters = $this->noteThatHangUpMatters(...);
-        $this->writeOrFail = $this->writeOrFail(...);
     }
 
     public function isClosed(): bool
@@ -139,7 +122,8 @@ final class Connection
                 // This fiber ends; the client's next bytes start another (unpark()).
                 $this->fiber = null;
                 $this->output = null;
-                $this->parkedWatch = Async::watchReadable($this->socket, $this->unpark(...));
+                $this->watcher->forgetLastWaiter();
+                $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
             } else {
                 $this->close();
             }
@@ -164,12 +148,13 @@ final class Connection
         return $this->parkedWatch !== null;
     }
 
-    private function unpark(): void
+    /** The client sent again (OpenConnections' watch of the parked socket): a new fiber serves it. */
+    public function unpark(): void
     {
         if ($this->parkedWatch === null) {
             return;
         }
-        Async::cancelWatch($this->parkedWatch);
+        $this->connections->unwatchParked($this->parkedWatch, $this->socket);
         $this->parkedWatch = null;
         if (!$this->closed) {
             Async::run($this->run(...))->ignore();
@@ -274,7 +259,7 @@ final class Connection
         }
         $this->closed = true;
         if ($this->parkedWatch !== null) {
-            Async::cancelWatch($this->parkedWatch);
+            $this->connections->unwatchParked($this->parkedWatch, $this->socket);
             $this->parkedWatch = null;
         }
         $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
@@ -337,7 +322,7 @@ final class Connection
                 $context->metrics->rejected($error->status);
                 if ($config->accessLog) {
                     $context->logger->info('{remote} rejected request: {status} {reason}', [
-                        'remote' => $this->serverParams['REMOTE_ADDR'], 'status' => $error->status, 'reason' => $error->getMessage(),
+                        'remote' => $this->origin->remoteAddress, 'status' => $error->status, 'reason' => $error->getMessage(),
                     ]);
                 }
                 if ($this->writeAll($context->framer->errorResponse($error->status))) {
@@ -359,22 +344,16 @@ final class Connection
             $this->deadline = $now + $config->requestTimeout;
             $this->head = $head;
             $this->requestId = $requestId;
-            $this->cancellation = $cancellation = new CancellationSource($this->noteThatHangUpMatters);
+            $this->cancellation = $cancellation = new CancellationSource();
             try {
-                [$request, $this->form] = $context->requestBuilder->build(
-                    $head,
-                    $body,
-                    $now,
-                    $cancellation,
-                    $requestId,
-                    $this->serverParams,
-                    $this->defaultAuthority,
-                    $this->behindTrustedProxy,
-                );
+                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
             } catch (\InvalidArgumentException | MalformedBodyException $error) {
+                // A form decoded before the URI was refused has written its files already.
+                $this->form?->removeTemporaryFiles();
+                $this->form = null;
                 $context->metrics->rejected(400);
                 if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->serverParams['REMOTE_ADDR'], 'reason' => $error->getMessage()]);
+                    $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->origin->remoteAddress, 'reason' => $error->getMessage()]);
                 }
                 if ($this->writeAll($context->framer->errorResponse(400))) {
                     $this->lingerAndClose();
@@ -400,7 +379,6 @@ final class Connection
                 $this->form->removeTemporaryFiles();
                 $this->form = null;
             }
-            $this->hangUpMatters = false;
             if ($this->closed) {
                 // The request timed out and was answered with 503, or its client left: the late
                 // result has nobody to go to.
@@ -421,7 +399,7 @@ final class Connection
             $metrics->requestDone($head->method, $status, $seconds);
             $metrics->receivedBytes += $this->received;
             $metrics->sentBytes += $this->sent;
-            $context->accessLog?->request((string) $this->serverParams['REMOTE_ADDR'], $head, $status, $this->sent, $seconds, $requestId);
+            $context->accessLog?->request($this->origin->remoteAddress, $head, $status, $this->sent, $seconds, $requestId);
             $this->received = $this->sent = 0;
             $this->head = null;
             if (!$written) {
@@ -464,27 +442,21 @@ final class Connection
     }
 
     /**
-     * Starts watching for the client hanging up, once something waits on the request's
-     * cancellation: a request whose handler waits for nothing costs no watch.
-     */
-    private function noteThatHangUpMatters(): void
-    {
-        $this->hangUpMatters = true;
-    }
-
-    /**
      * Called by the sweeper: a client that hung up while its request is handled cancels the
      * request (its statement on the database), when anything waits on that cancellation. Data
      * the client sent meanwhile (a pipelined request) is not a hang-up.
      */
     public function checkForHangUp(): void
     {
-        if (!$this->hangUpMatters || $this->closed || $this->phase !== ConnectionPhase::Handling || !Async::isReadableNow($this->socket)) {
+        $cancellation = $this->cancellation;
+        // Only a request something waited on (a database statement) is worth the check: a check
+        // per sweep costs only the long requests, where a loop watch would cost every request.
+        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase !== ConnectionPhase::Handling || !Async::isReadableNow($this->socket)) {
             return;
         }
         $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);
         if ($peek === '' || $peek === false) {
-            $this->cancellation?->cancel(new CancelledException('The client closed the connection before the response'));
+            $cancellation->cancel(new CancelledException('The client closed the connection before the response'));
             $this->close();
         }
     }
@@ -527,7 +499,7 @@ final class Connection
         $this->windowBytes = 0;
         $this->deadline = $this->phaseSince + $context->config->writeTimeout;
         try {
-            $keepAlive = $context->bodyWriter->write($framed, $this->writeOrFail);
+            $keepAlive = $context->bodyWriter->write($framed, $this->writeOrFail(...));
 
             return true;
         } catch (WriteFailedException) {

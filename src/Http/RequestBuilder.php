@@ -28,9 +28,9 @@ final class RequestBuilder
     }
 
     /**
-     * @param array<string, string|int> $connectionParams the connection's part of the server params
-     * @param bool $behindTrustedProxy the peer is one of --trusted-proxies
-     * @return array{ServerRequest, FormData|null} the request, and its multipart form if it has one
+     * @param ?FormData $form set to the request's multipart form, if it has one (its temporary
+     *                        files are the connection's to remove)
+     * @param-out ?FormData $form
      * @throws \InvalidArgumentException for a target or Host that is no valid URI
      * @throws MalformedBodyException for a multipart body that does not follow its format
      */
@@ -40,31 +40,31 @@ final class RequestBuilder
         float $now,
         Cancellation $cancellation,
         string $requestId,
-        array $connectionParams,
-        string $defaultAuthority,
-        bool $behindTrustedProxy,
-    ): array {
-        $params = $connectionParams;
+        ConnectionOrigin $origin,
+        ?FormData &$form,
+    ): ServerRequest {
+        $params = ['REMOTE_ADDR' => $origin->remoteAddress, 'REMOTE_PORT' => $origin->remotePort] + $origin->listenerParams;
         $params['REQUEST_METHOD'] = $head->method;
         $params['REQUEST_URI'] = $head->target;
         $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
         $params['REQUEST_TIME'] = (int) $now;
         $params['REQUEST_TIME_FLOAT'] = $now;
         $scheme = 'http';
-        if ($behindTrustedProxy) {
-            [$params['REMOTE_ADDR'], $scheme] = $this->trustedProxies->forwarded($head->headers, (string) $params['REMOTE_ADDR']);
+        if ($origin->behindTrustedProxy) {
+            [$params['REMOTE_ADDR'], $scheme] = $this->trustedProxies->forwarded($head->headers, $origin->remoteAddress);
         }
         $form = null;
         if ($head->method === 'POST' && $head->contentType !== null && ($boundary = MultipartParser::boundaryOf($head->contentType)) !== null) {
             $form = $this->formDecoder->decodeMultipart($body, $boundary);
         }
-        $request = ServerRequest::fromParsed(
+
+        return ServerRequest::fromParsed(
             method: $head->method,
             target: $head->target,
             protocolVersion: $head->protocolVersion,
             headers: $head->headers,
             host: $head->host,
-            defaultAuthority: $defaultAuthority,
+            defaultAuthority: $origin->defaultAuthority,
             body: $body,
             serverParams: $params,
             cookie: $head->cookie,
@@ -74,7 +74,5 @@ final class RequestBuilder
             parsedBody: $form?->fields,
             uploadedFiles: $form === null ? [] : $form->files,
         );
-
-        return [$request, $form];
     }
 }

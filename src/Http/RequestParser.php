@@ -32,8 +32,8 @@ final class RequestParser
     /** Received bytes not yet consumed by a head or body. */
     public string $buffer = '';
 
-    /** Decodes chunked bodies, one at a time. */
-    private readonly ChunkedBodyDecoder $chunked;
+    /** Decodes chunked bodies, one at a time; made for the first one (most connections never send one). */
+    private ?ChunkedBodyDecoder $chunked = null;
     /** How much of an incomplete head was already checked, so slow senders cost linear time. */
     private int $headScanned = 0;
     /** The last Host value that passed the check (most connections send one and the same). */
@@ -45,7 +45,6 @@ final class RequestParser
         private readonly int $maxHeaderCount = 100,
         private readonly int $maxBodyBytes = 10485760,
     ) {
-        $this->chunked = new ChunkedBodyDecoder($maxBodyBytes, $maxHeaderBytes, $maxHeaderCount);
     }
 
     public static function fromConfig(ServerConfig $config): self
@@ -113,7 +112,7 @@ final class RequestParser
             return $body;
         }
 
-        return $this->chunked->decode($this->buffer);
+        return ($this->chunked ??= new ChunkedBodyDecoder($this->maxBodyBytes, $this->maxHeaderBytes, $this->maxHeaderCount))->decode($this->buffer);
     }
 
     /** @throws ProtocolException */
@@ -308,7 +307,7 @@ final class RequestParser
                 throw new ProtocolException(501, 'Unsupported transfer coding');
             }
             $chunked = true;
-            $this->chunked->reset();
+            $this->chunked?->reset(); // readBody() makes the first one
         } elseif ($contentLengths !== []) {
             // The usual single plain number is read here; lists, repeats and huge values are
             // parseContentLength()'s.

@@ -59,6 +59,8 @@ final class Server
     /** Completed when a connection closes while accepting waits at the limit. @var DeferredFuture<null>|null */
     private ?DeferredFuture $room = null;
     private ?Timer $sweeper = null;
+    /** @var array<string, string>|null the server parameters every connection to this listener shares */
+    private ?array $listenerParams = null;
     private ?Timer $drainTimer = null;
     private bool $stopping = false;
     /** @var DeferredFuture<null> */
@@ -448,17 +450,20 @@ final class Server
             $remoteAddress = '';
             $remotePort = 0;
         }
-        $params = [
-            'REMOTE_ADDR' => $remoteAddress,
-            'REMOTE_PORT' => (string) $remotePort,
+        $this->listenerParams ??= [
             'SERVER_ADDR' => $this->localHost,
             'SERVER_PORT' => (string) $this->localPort,
             'SERVER_SOFTWARE' => $this->config->serverHeader,
             ...$this->context->scriptParams,
         ];
-        $authority = $this->localPort === 0 ? 'localhost' : $this->address;
-        $behindProxy = $remoteAddress !== '' && $this->context->trustedProxies->contains($remoteAddress);
-        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $params, $authority, $behindProxy);
+        $origin = new ConnectionOrigin(
+            $remoteAddress,
+            (string) $remotePort,
+            $this->listenerParams,
+            $this->localPort === 0 ? 'localhost' : $this->address,
+            $remoteAddress !== '' && $this->context->trustedProxies->contains($remoteAddress),
+        );
+        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $origin);
         $this->connections->add($connection);
         Async::run($connection->run(...))->ignore();
     }

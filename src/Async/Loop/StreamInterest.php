@@ -32,9 +32,14 @@ final class StreamInterest
     private array $readWaiters = [];
     /** @var array<int, FiberSuspension<mixed>> */
     private array $writeWaiters = [];
-    /** @var array<int, array<string, Watch>> enabled readable callbacks, by key */
+    /**
+     * Enabled readable callbacks, by key: lists, usually of one (a packed array is half the
+     * heap of one keyed by callback id, per watched stream).
+     *
+     * @var array<int, list<Watch>>
+     */
     private array $readWatches = [];
-    /** @var array<int, array<string, Watch>> */
+    /** @var array<int, list<Watch>> */
     private array $writeWatches = [];
 
     /**
@@ -128,13 +133,13 @@ final class StreamInterest
                 $this->poller->watchRead($key, $watch->stream);
                 $this->watched++;
             }
-            $this->readWatches[$key][$watch->id] = $watch;
+            $this->readWatches[$key][] = $watch;
         } else {
             if (!isset($this->writeWatches[$key]) && !isset($this->writeWaiters[$key])) {
                 $this->poller->watchWrite($key, $watch->stream);
                 $this->watched++;
             }
-            $this->writeWatches[$key][$watch->id] = $watch;
+            $this->writeWatches[$key][] = $watch;
         }
     }
 
@@ -142,22 +147,14 @@ final class StreamInterest
     {
         $key = $watch->key;
         if ($watch->type === CallbackType::Readable) {
-            unset($this->readWatches[$key][$watch->id]);
-            if ($this->readWatches[$key] === []) {
-                unset($this->readWatches[$key]);
-                if (!isset($this->readWaiters[$key])) {
-                    $this->poller->unwatchRead($key);
-                    $this->watched--;
-                }
+            if (self::withdraw($this->readWatches, $key, $watch) && !isset($this->readWaiters[$key])) {
+                $this->poller->unwatchRead($key);
+                $this->watched--;
             }
         } else {
-            unset($this->writeWatches[$key][$watch->id]);
-            if ($this->writeWatches[$key] === []) {
-                unset($this->writeWatches[$key]);
-                if (!isset($this->writeWaiters[$key])) {
-                    $this->poller->unwatchWrite($key);
-                    $this->watched--;
-                }
+            if (self::withdraw($this->writeWatches, $key, $watch) && !isset($this->writeWaiters[$key])) {
+                $this->poller->unwatchWrite($key);
+                $this->watched--;
             }
         }
     }
@@ -215,6 +212,28 @@ final class StreamInterest
         }
 
         return $ready;
+    }
+
+    /**
+     * Takes $watch out of $watches[$key]; true when that was the key's last one.
+     *
+     * @param array<int, list<Watch>> $watches
+     */
+    private static function withdraw(array &$watches, int $key, Watch $watch): bool
+    {
+        $list = $watches[$key] ?? [];
+        $index = \array_search($watch, $list, true);
+        if ($index !== false) {
+            \array_splice($list, $index, 1);
+        }
+        if ($list === []) {
+            unset($watches[$key]);
+
+            return true;
+        }
+        $watches[$key] = $list;
+
+        return false;
     }
 
     /** A stream the poller gave up on (it left the poll): its waiters and callbacks get $error. */

@@ -60,6 +60,27 @@ final class RequestContentsTest extends TestCase
         self::assertSame(200, self::send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")[0]);
     }
 
+    public function testUploadsOfARequestRefusedForItsHostAreRemovedToo(): void
+    {
+        $directory = \sys_get_temp_dir() . '/bobbin-uploads-' . \bin2hex(\random_bytes(4));
+        \mkdir($directory);
+        $server = ServerProcess::start(['--workers=1'], environment: ['TMPDIR' => $directory]);
+        try {
+            $client = new RawClient($server->address);
+            // The parser takes the Host's shape; the URI refuses its port, after the form was decoded.
+            $client->send(\str_replace('Host: a', 'Host: a:99999', self::multipart("--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\nA\r\n--B--\r\n")));
+            $response = $client->readResponse();
+            $client->close();
+
+            self::assertSame(400, $response['status'] ?? 0);
+            self::assertSame([], \glob($directory . '/php*'), 'no upload left behind');
+        } finally {
+            $server->stop();
+            \array_map('unlink', \glob($directory . '/php*') ?: []);
+            @\rmdir($directory);
+        }
+    }
+
     public function testATrustedProxyNamesTheClientAndItsScheme(): void
     {
         [, $info] = self::send("GET /info HTTP/1.1\r\nHost: example.test\r\nX-Forwarded-For: 198.51.100.1, 203.0.113.5\r\nX-Forwarded-Proto: https\r\n\r\n");
