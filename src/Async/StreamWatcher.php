@@ -177,10 +177,13 @@ final class StreamWatcher
         });
         try {
             $this->awaitDirectly($driver, $read);
-        } finally {
+        } catch (\Throwable $error) {
             $waiting = false;
             $cancellation->unsubscribe($id);
+            throw $error;
         }
+        $waiting = false;
+        $cancellation->unsubscribe($id);
     }
 
     private function awaitDirectly(BobbinDriver $driver, bool $read): void
@@ -192,20 +195,27 @@ final class StreamWatcher
         if (($read ? $this->waiters->reader : $this->waiters->writer) !== null) {
             throw new \LogicException(\sprintf('Another fiber is already waiting to %s this stream', $read ? 'read' : 'write'));
         }
+        // Catch and rethrow rather than finally, on this wait and the ones it makes: a finally
+        // block stops the tracing JIT (FAST_CALL), and every connection's wait would run
+        // interpreted.
         if ($read) {
             $this->waiters->reader = $suspension;
             try {
                 $driver->waitReadable($this->stream, $suspension);
-            } finally {
+            } catch (\Throwable $error) {
                 $this->waiters->reader = null;
+                throw $error;
             }
+            $this->waiters->reader = null;
         } else {
             $this->waiters->writer = $suspension;
             try {
                 $driver->waitWritable($this->stream, $suspension);
-            } finally {
+            } catch (\Throwable $error) {
                 $this->waiters->writer = null;
+                throw $error;
             }
+            $this->waiters->writer = null;
         }
     }
 

@@ -220,11 +220,15 @@ final class BobbinDriver implements Driver
     public function waitReadable(mixed $stream, FiberSuspension $suspension): void
     {
         $this->streams->addReader($stream, $suspension);
+        // Catch and rethrow, not finally: a finally block on a fiber's wait stops the tracing
+        // JIT (FAST_CALL), and the wait path of every connection then runs interpreted.
         try {
             $this->suspendUntilWoken($suspension);
-        } finally {
+        } catch (\Throwable $error) {
             $this->streams->removeReader((int) $stream, $suspension);
+            throw $error;
         }
+        $this->streams->removeReader((int) $stream, $suspension);
     }
 
     /**
@@ -236,11 +240,15 @@ final class BobbinDriver implements Driver
     public function waitWritable(mixed $stream, FiberSuspension $suspension): void
     {
         $this->streams->addWriter($stream, $suspension);
+        // Catch and rethrow, not finally: a finally block on a fiber's wait stops the tracing
+        // JIT (FAST_CALL), and the wait path of every connection then runs interpreted.
         try {
             $this->suspendUntilWoken($suspension);
-        } finally {
+        } catch (\Throwable $error) {
             $this->streams->removeWriter((int) $stream, $suspension);
+            throw $error;
         }
+        $this->streams->removeWriter((int) $stream, $suspension);
     }
 
     // ---- Callbacks -------------------------------------------------------------------------
@@ -415,13 +423,17 @@ final class BobbinDriver implements Driver
             $streams->inlineWaiter = $suspension;
             try {
                 $this->tick();
-            } finally {
+            } catch (\Throwable $tickError) {
                 $streams->inlineWaiter = null;
-                $ready = $streams->inlineReady;
-                $error = $streams->inlineError;
                 $streams->inlineReady = false;
                 $streams->inlineError = null;
+                throw $tickError;
             }
+            $streams->inlineWaiter = null;
+            $ready = $streams->inlineReady;
+            $error = $streams->inlineError;
+            $streams->inlineReady = false;
+            $streams->inlineError = null;
             if ($error !== null) {
                 throw $error;
             }

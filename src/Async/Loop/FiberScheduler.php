@@ -308,10 +308,9 @@ final class FiberScheduler
                         $invoke($watch);
                     } catch (\Throwable $exception) {
                         $this->error($watch->closure, $exception);
-                    } finally {
-                        // The callback fiber is shared: its fiber-local values must not reach the next one.
-                        FiberLocal::clear();
                     }
+                    // The callback fiber is shared: its fiber-local values must not reach the next one.
+                    FiberLocal::clear();
                     $watch = null;
                 } else {
                     break;
@@ -351,10 +350,13 @@ final class FiberScheduler
                 $fiber->throw($error);
             }
         } catch (\Throwable $exception) {
-            $this->error($fiber->resume(...), $exception);
-        } finally {
             $this->resumedFiber = $outer;
+            $this->error($fiber->resume(...), $exception);
+
+            return;
         }
+        // Not in a finally block: one stops the tracing JIT (FAST_CALL) on every resume.
+        $this->resumedFiber = $outer;
     }
 
     /** @param array<mixed> $args */
@@ -368,8 +370,7 @@ final class FiberScheduler
             $closure(...$args);
         } catch (\Throwable $exception) {
             $this->error($closure, $exception);
-        } finally {
-            FiberLocal::clear();
         }
+        FiberLocal::clear();
     }
 }

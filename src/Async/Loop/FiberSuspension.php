@@ -48,22 +48,24 @@ final class FiberSuspension implements Suspension
         if ($fiber !== null) {
             $this->suspendedFiber = $fiber;
             $saved = FiberLocalStates::$pending ? FiberLocalStates::leave() : null;
+            // No finally here or in the waits above: it stops the tracing JIT (FAST_CALL), and
+            // every wait would run interpreted. A fiber destroyed while it waits unwinds through
+            // finally blocks only, so nothing below runs for it: it must not restore its state
+            // into whoever destroyed it, and its suspension goes with it.
             try {
                 $value = \Fiber::suspend();
             } catch (\Throwable $error) {
+                $this->suspendedFiber = null;
                 if ($error instanceof \FiberError) {
                     $this->pending = false;
                 }
-                // A fiber destroyed while it waits unwinds without a Throwable, and must not
-                // restore its state into whoever destroyed it: only here and below.
                 if ($saved !== null) {
                     FiberLocalStates::enter($saved);
                 }
 
                 throw $error;
-            } finally {
-                $this->suspendedFiber = null;
             }
+            $this->suspendedFiber = null;
             if ($saved !== null) {
                 FiberLocalStates::enter($saved);
             }

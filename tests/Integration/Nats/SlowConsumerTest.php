@@ -40,7 +40,10 @@ final class SlowConsumerTest extends NatsTestCase
         $slowConsumer = \array_values(\array_filter($errors, static fn (NatsException $e): bool => $e instanceof SlowConsumerException));
         self::assertNotEmpty($slowConsumer, 'reported to the error handler');
         self::assertStringContainsString('cannot keep up', $slowConsumer[0]->getMessage());
-        self::assertLessThanOrEqual(2, \count($slowConsumer), 'once per episode and subscription, not once per message');
+        // The fast one is read while the flood arrives, so on a busy machine it may fall behind
+        // and catch up again: an episode or two each, never a report per dropped message.
+        self::assertLessThanOrEqual(4, \count($slowConsumer), 'once per episode and subscription, not once per message');
+        self::assertGreaterThan(10 * \count($slowConsumer), $connection->statistics()->dropped);
         self::assertSame(0, $connection->statistics()->reconnects);
     }
 
