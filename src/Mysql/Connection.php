@@ -154,11 +154,15 @@ final class Connection implements Executor
             if (!$this->statements->isEnabled()) {
                 $this->statements->closeLater($statement);
             }
-
-            return $this->resultOf($reader, $sql);
-        } finally {
+            $result = $this->resultOf($reader, $sql);
+        } catch (\Throwable $error) {
             $this->settle();
+            throw $error;
         }
+        // Not in a finally block: one stops PHP's tracing JIT (FAST_CALL) on every statement.
+        $this->settle();
+
+        return $result;
     }
 
     /**

@@ -38,11 +38,16 @@ final class ConnectionPool implements Executor
     public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
         $connection = $this->acquire($cancellation);
+        // Not finally: it stops PHP's tracing JIT (FAST_CALL) on the path of every statement.
         try {
-            return $connection->query($sql, $params, $cancellation);
-        } finally {
+            $result = $connection->query($sql, $params, $cancellation);
+        } catch (\Throwable $error) {
             $this->pool->release($connection);
+            throw $error;
         }
+        $this->pool->release($connection);
+
+        return $result;
     }
 
     public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed

@@ -242,11 +242,15 @@ final class Connection implements Executor
                 $kinds = $statement[1] ?? ($this->statements[$sql][1] = ValueConverter::columnKinds($result, $this->config->decodeJson));
             }
             $rows = ValueConverter::rows($result, $kinds);
-
-            return new Result($rows, \pg_affected_rows($result), (string) \pg_result_status($result, \PGSQL_STATUS_STRING));
-        } finally {
+            $answer = new Result($rows, \pg_affected_rows($result), (string) \pg_result_status($result, \PGSQL_STATUS_STRING));
+        } catch (\Throwable $error) {
             $this->settle();
+            throw $error;
         }
+        // Not in a finally block: one stops PHP's tracing JIT (FAST_CALL) on every statement.
+        $this->settle();
+
+        return $answer;
     }
 
     /**
