@@ -35,8 +35,15 @@ final class Connection
     /** How long a keep-alive connection stays idle before its fiber is given up. */
     public const PARK_AFTER_SECONDS = 1.0;
 
-    /** A fresh connection counts as idle until its first byte (a graceful stop may close it). */
-    public ConnectionPhase $phase = ConnectionPhase::Idle;
+    /**
+     * A fresh connection counts as idle until its first byte (a graceful stop may close it).
+     * Untyped, like $head and $cancellation (the @var types are the analyser's): a write to a
+     * property declared with a class or enum type costs a class check at run time, and these are
+     * written several times per request (docs/ASYNC.md, Rules).
+     *
+     * @var ConnectionPhase
+     */
+    public $phase = ConnectionPhase::Idle;
     public float $deadline;
     /** When the current phase began: for an idle connection, since when it is idle. */
     public float $phaseSince;
@@ -60,12 +67,20 @@ final class Connection
      * header, body and request deadlines and REQUEST_TIME instead of a clock call for each.
      */
     private float $clock = 0.0;
-    /** The request being handled, for log lines about it. */
-    private ?RequestHead $head = null;
+    /**
+     * The request being handled, for log lines about it.
+     *
+     * @var RequestHead|null
+     */
+    private $head = null;
     /** The id of the request being handled ('' between requests). */
     private string $requestId = '';
-    /** The handled request's cancellation (RequestCancellation), while it is handled. */
-    private ?CancellationSource $cancellation = null;
+    /**
+     * The handled request's cancellation (RequestCancellation), while it is handled.
+     *
+     * @var CancellationSource|null
+     */
+    private $cancellation = null;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
@@ -123,6 +138,7 @@ final class Connection
                 $this->fiber = null;
                 $this->output = null;
                 $this->watcher->forgetLastWaiter();
+                $this->origin->forgetServerParams();
                 $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
             } else {
                 $this->close();

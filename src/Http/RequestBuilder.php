@@ -43,7 +43,7 @@ final class RequestBuilder
         ConnectionOrigin $origin,
         ?FormData &$form,
     ): ServerRequest {
-        $params = ['REMOTE_ADDR' => $origin->remoteAddress, 'REMOTE_PORT' => $origin->remotePort] + $origin->listenerParams;
+        $params = $origin->serverParams();
         $params['REQUEST_METHOD'] = $head->method;
         $params['REQUEST_URI'] = $head->target;
         $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;

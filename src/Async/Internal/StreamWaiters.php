@@ -15,10 +15,16 @@ use Revolt\EventLoop\Suspension;
  */
 final class StreamWaiters
 {
+    /**
+     * Untyped, like $writer (the @var types are the analyser's): a write to a property declared
+     * with a class type costs a class check at run time, and these are written twice per wait
+     * (docs/ASYNC.md, Rules).
+     *
+     * @var Suspension<mixed>|null
+     */
+    public $reader = null;
     /** @var Suspension<mixed>|null */
-    public ?Suspension $reader = null;
-    /** @var Suspension<mixed>|null */
-    public ?Suspension $writer = null;
+    public $writer = null;
 
     public function wakeReader(?\Throwable $error = null): void
     {

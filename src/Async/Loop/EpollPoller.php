@@ -74,7 +74,7 @@ final class EpollPoller implements Poller
             unset($this->alwaysReadable[$key]);
         } elseif ($registration->single) {
             // Lazily: the kernel hears of it at the next event nobody wants.
-            $registration->wanted = $registration->masks[$key] &= ~self::READ;
+            $registration->wanted = $registration->mask &= ~self::READ;
         } else {
             $registration->remove($key, self::READ);
         }
@@ -86,7 +86,7 @@ final class EpollPoller implements Poller
         if ($registration === null) {
             unset($this->alwaysWritable[$key]);
         } elseif ($registration->single) {
-            $registration->wanted = $registration->masks[$key] &= ~self::WRITE;
+            $registration->wanted = $registration->mask &= ~self::WRITE;
         } else {
             $registration->remove($key, self::WRITE);
         }
@@ -131,8 +131,8 @@ final class EpollPoller implements Poller
                 }
                 continue;
             }
-            foreach ($registration->masks as $key => $mask) {
-                if (!\is_resource($registration->streams[$key])) {
+            foreach ($registration->entries() as $key => [$stream, $mask]) {
+                if (!\is_resource($stream)) {
                     $stale = true;
                     continue;
                 }
@@ -181,7 +181,7 @@ final class EpollPoller implements Poller
             return;
         }
         if ($registration->single) {
-            $registration->wanted = $registration->masks[$key] |= $bit;
+            $registration->wanted = $registration->mask |= $bit;
         } else {
             $registration->add($key, $stream, $bit);
         }
@@ -196,9 +196,9 @@ final class EpollPoller implements Poller
         }
         // The descriptor was closed behind our back (and perhaps reused): start afresh.
         $this->forget($registration);
-        foreach ($registration->masks as $otherKey => $mask) {
-            if ($mask !== 0) {
-                $this->register($otherKey, $registration->streams[$otherKey], $mask);
+        foreach ($registration->entries() as $otherKey => [$otherStream, $mask]) {
+            if ($mask !== 0 && \is_resource($otherStream)) {
+                $this->register($otherKey, $otherStream, $mask);
             }
         }
     }
@@ -294,7 +294,7 @@ final class EpollPoller implements Poller
         if (($this->byFd[$registration->fd] ?? null) === $registration) {
             unset($this->byFd[$registration->fd]);
         }
-        foreach ($registration->streams as $key => $_) {
+        foreach ($registration->entries() as $key => $_) {
             if (($this->byKey[$key] ?? null) === $registration) {
                 unset($this->byKey[$key]);
             }
@@ -322,7 +322,7 @@ final class EpollPoller implements Poller
                 continue;
             }
             $this->forget($registration);
-            foreach ($registration->masks as $key => $mask) {
+            foreach ($registration->entries() as $key => [, $mask]) {
                 if ($mask !== 0) {
                     $failed[$key] = new StreamClosedException(\sprintf('The stream\'s descriptor %d was closed while it was watched', $registration->fd));
                 }

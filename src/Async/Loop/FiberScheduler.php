@@ -37,8 +37,14 @@ final class FiberScheduler
     /** @var array<int, Watch> callbacks whose event was seen, in order */
     public array $callbacks = [];
     public int $callbackHead = 0;
-    /** @var \Fiber<mixed, mixed, mixed, mixed>|null the fiber the loop resumed last, while it runs */
-    public ?\Fiber $resumedFiber = null;
+    /**
+     * The fiber the loop resumed last, while it runs. Untyped, like $lastSuspension (the @var
+     * types are the analyser's): a write to a property declared with a class type costs a class
+     * check at run time, and these are written on every resume (docs/ASYNC.md, Rules).
+     *
+     * @var \Fiber<mixed, mixed, mixed, mixed>|null
+     */
+    public $resumedFiber = null;
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     public ?\Fiber $callbackFiber = null;
     /**
@@ -69,7 +75,7 @@ final class FiberScheduler
     /** @var FiberSuspension<mixed>|null */
     private ?FiberSuspension $mainSuspension = null;
     /** @var FiberSuspension<mixed>|null */
-    private ?FiberSuspension $lastSuspension = null;
+    private $lastSuspension = null;
 
     /**
      * @param \Closure(): bool $tick polls once and queues what is due; false when nothing keeps the loop alive

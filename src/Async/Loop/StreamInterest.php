@@ -22,8 +22,15 @@ final class StreamInterest
     public int $waiting = 0;
     /** Streams watched, counted once per direction: the loop polls while this is above 0. */
     public int $watched = 0;
-    /** @var FiberSuspension<mixed>|null the waiter polling inline: readiness sets $inlineReady instead of resuming it */
-    public ?FiberSuspension $inlineWaiter = null;
+    /**
+     * The waiter polling inline: readiness sets $inlineReady instead of resuming it. Untyped
+     * (the @var type is the analyser's): a write to a property declared with a class type costs
+     * a class check at run time, and this one is written twice per inline poll (docs/ASYNC.md,
+     * Rules).
+     *
+     * @var FiberSuspension<mixed>|null
+     */
+    public $inlineWaiter = null;
     public bool $inlineReady = false;
     /** What the poll found wrong with the inline waiter's stream: the waiter throws it itself. */
     public ?\Throwable $inlineError = null;
