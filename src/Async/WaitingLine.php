@@ -4,15 +4,15 @@ declare(strict_types=1);
 
 namespace Bobbin\Async;
 
+use Bobbin\Async\Internal\WaitQueue;
 use Revolt\EventLoop;
-use Revolt\EventLoop\Suspension;
 
 /**
  * Fibers waiting, first come first served, for something handed out one at a time (a pooled
  * connection), each for at most the same number of seconds.
  *
- * Made for a wait that happens on every request under load: a wait is an array entry and a
- * suspension, no timer and no future of its own. Every waiter gets the same timeout, so
+ * Made for a wait that happens on every request under load: a wait is an entry in a WaitQueue
+ * and a suspension, no timer and no future of its own. Every waiter gets the same timeout, so
  * deadlines grow in arrival order and the longest waiter always has the earliest one: a single
  * loop timer, set for the first waiter's deadline, expires whoever is due when it fires and is
  * set again for the new first waiter. A waiter served early leaves its deadline behind; the
@@ -24,9 +24,8 @@ use Revolt\EventLoop\Suspension;
  */
 final class WaitingLine
 {
-    /** @var array<int, array{Suspension<mixed>, float}> suspension and deadline (microtime), oldest first */
-    private array $waiters = [];
-    private int $nextId = 0;
+    /** Each waiter's payload is its deadline (microtime). */
+    private readonly WaitQueue $waiters;
     /** The timer set for the first waiter's deadline, while one is set. */
     private ?string $timerId = null;
     private bool $timerReferenced = false;
@@ -40,6 +39,7 @@ final class WaitingLine
         if ($timeout < 0) {
             throw new \ValueError('A waiting line needs a timeout of 0 seconds or more');
         }
+        $this->waiters = new WaitQueue();
     }
 
     public function __destruct()
@@ -51,7 +51,7 @@ final class WaitingLine
 
     public function count(): int
     {
-        return \count($this->waiters);
+        return $this->waiters->count();
     }
 
     /**
@@ -63,9 +63,6 @@ final class WaitingLine
     public function wait(?Cancellation $cancellation = null): mixed
     {
         $cancellation?->throwIfRequested();
-        $suspension = EventLoop::getSuspension();
-        $id = $this->nextId++;
-        $this->waiters[$id] = [$suspension, \microtime(true) + $this->timeout];
         if ($this->timerId === null) {
             $this->timerId = EventLoop::delay($this->timeout, $this->expire(...));
             $this->timerReferenced = true;
@@ -73,68 +70,39 @@ final class WaitingLine
             EventLoop::reference($this->timerId);
             $this->timerReferenced = true;
         }
-        if ($cancellation === null) {
-            return $suspension->suspend();
-        }
-        $waiters = &$this->waiters;
-        $cancellationId = $cancellation->subscribe(static function (CancelledException $e) use (&$waiters, $id, $suspension): void {
-            if (isset($waiters[$id])) {
-                unset($waiters[$id]);
-                $suspension->throw($e);
-            }
-        });
-        try {
-            return $suspension->suspend();
-        } finally {
-            $cancellation->unsubscribe($cancellationId);
-        }
+
+        return $this->waiters->wait($cancellation, \microtime(true) + $this->timeout);
     }
 
     /** Removes the longest waiter and resumes it with $value; false when nobody waits. */
     public function handToFirst(mixed $value): bool
     {
-        $id = \array_key_first($this->waiters);
-        if ($id === null) {
-            return false;
-        }
-        $suspension = $this->waiters[$id][0];
-        unset($this->waiters[$id]);
+        [$woken] = $this->waiters->wakeFirst($value);
         $this->releaseTimerIfIdle();
-        $suspension->resume($value);
 
-        return true;
+        return $woken;
     }
 
     /** Removes the longest waiter and throws $error into it; false when nobody waits. */
     public function failFirst(\Throwable $error): bool
     {
-        $id = \array_key_first($this->waiters);
-        if ($id === null) {
-            return false;
-        }
-        $suspension = $this->waiters[$id][0];
-        unset($this->waiters[$id]);
+        $failed = $this->waiters->failFirst($error);
         $this->releaseTimerIfIdle();
-        $suspension->throw($error);
 
-        return true;
+        return $failed;
     }
 
     /** Empties the line, throwing $error into every waiter. */
     public function failAll(\Throwable $error): void
     {
-        $waiters = $this->waiters;
-        $this->waiters = [];
+        $this->waiters->failAll($error);
         $this->releaseTimerIfIdle();
-        foreach ($waiters as [$suspension]) {
-            $suspension->throw($error);
-        }
     }
 
     /** Nobody waits: the timer may stay set, but it no longer keeps the loop alive. */
     private function releaseTimerIfIdle(): void
     {
-        if ($this->waiters === [] && $this->timerReferenced && $this->timerId !== null) {
+        if ($this->timerReferenced && $this->timerId !== null && $this->waiters->isEmpty()) {
             EventLoop::unreference($this->timerId);
             $this->timerReferenced = false;
         }
@@ -145,7 +113,8 @@ final class WaitingLine
         $this->timerId = null;
         $this->timerReferenced = false;
         $now = \microtime(true);
-        foreach ($this->waiters as $id => [$suspension, $deadline]) {
+        while (($deadline = $this->waiters->firstPayload()) !== null) {
+            \assert(\is_float($deadline));
             if ($deadline > $now) {
                 // Deadlines grow in arrival order: everyone from here on waits on.
                 $this->timerId = EventLoop::delay($deadline - $now, $this->expire(...));
@@ -153,8 +122,7 @@ final class WaitingLine
 
                 return;
             }
-            unset($this->waiters[$id]);
-            $suspension->throw(new TimeoutException($this->timeoutMessage));
+            $this->waiters->failFirst(new TimeoutException($this->timeoutMessage));
         }
     }
 }

@@ -50,13 +50,19 @@ final class WaitQueue
                 $suspension->throw($e);
             }
         });
-        try {
+        if ($cancellationId === null) {
             return $suspension->suspend();
-        } finally {
-            if ($cancellationId !== null) {
-                $cancellation->unsubscribe($cancellationId);
-            }
         }
+        // Not in a finally block: one stops PHP's tracing JIT (FAST_CALL) on every wait.
+        try {
+            $value = $suspension->suspend();
+        } catch (\Throwable $error) {
+            $cancellation->unsubscribe($cancellationId);
+            throw $error;
+        }
+        $cancellation->unsubscribe($cancellationId);
+
+        return $value;
     }
 
     /**
@@ -75,6 +81,30 @@ final class WaitQueue
         $suspension->resume($value);
 
         return [true, $payload];
+    }
+
+    /**
+     * The longest waiter's payload, without waking it; $default when nobody waits.
+     */
+    public function firstPayload(mixed $default = null): mixed
+    {
+        $id = \array_key_first($this->waiters);
+
+        return $id === null ? $default : $this->waiters[$id][1];
+    }
+
+    /** Removes the longest-waiting fiber and throws $error into it; false when nobody waits. */
+    public function failFirst(\Throwable $error): bool
+    {
+        $id = \array_key_first($this->waiters);
+        if ($id === null) {
+            return false;
+        }
+        $suspension = $this->waiters[$id][0];
+        unset($this->waiters[$id]);
+        $suspension->throw($error);
+
+        return true;
     }
 
     /** Throws $error into every waiting fiber. */
