@@ -104,10 +104,6 @@ final class StreamWatcher
     }
 
     /**
-     * True when the loop is Bobbin's driver and has nothing else to do (BobbinDriver::isIdle()):
-     * a blocking wait on this stream would then hold up nobody.
-     */
-    /**
      * Drops the suspension kept for the fiber that waited last, when that fiber will not wait
      * here again (a parked keep-alive connection's fiber ends): an idle object less per idle
      * connection. The next wait makes a new one.
@@ -125,6 +121,10 @@ final class StreamWatcher
         $this->encrypted = true;
     }
 
+    /**
+     * True when the loop is Bobbin's driver and has nothing else to do (BobbinDriver::isIdle()):
+     * a blocking wait on this stream would then hold up nobody.
+     */
     public function loopIsIdle(): bool
     {
         return $this->driver !== null && $this->driver->isIdle();
@@ -149,7 +149,6 @@ final class StreamWatcher
         $this->wake(false, $error);
     }
 
-    /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
     /**
      * Ends a fiber's wait to read this stream by throwing $error in it; nothing when no fiber
      * waits (or readiness has already resumed it).
@@ -186,6 +185,7 @@ final class StreamWatcher
         $cancellation->unsubscribe($id);
     }
 
+    /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
     private function awaitDirectly(BobbinDriver $driver, bool $read): void
     {
         $suspension = $this->suspension;

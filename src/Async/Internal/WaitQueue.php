@@ -72,15 +72,13 @@ final class WaitQueue
      */
     public function wakeFirst(mixed $value = null): array
     {
-        $id = \array_key_first($this->waiters);
-        if ($id === null) {
+        $first = $this->takeFirst();
+        if ($first === null) {
             return [false, null];
         }
-        [$suspension, $payload] = $this->waiters[$id];
-        unset($this->waiters[$id]);
-        $suspension->resume($value);
+        $first[0]->resume($value);
 
-        return [true, $payload];
+        return [true, $first[1]];
     }
 
     /**
@@ -96,15 +94,30 @@ final class WaitQueue
     /** Removes the longest-waiting fiber and throws $error into it; false when nobody waits. */
     public function failFirst(\Throwable $error): bool
     {
-        $id = \array_key_first($this->waiters);
-        if ($id === null) {
+        $first = $this->takeFirst();
+        if ($first === null) {
             return false;
         }
-        $suspension = $this->waiters[$id][0];
-        unset($this->waiters[$id]);
-        $suspension->throw($error);
+        $first[0]->throw($error);
 
         return true;
+    }
+
+    /**
+     * Removes the longest-waiting fiber's entry from the queue.
+     *
+     * @return array{Suspension<mixed>, mixed}|null its suspension and payload; null when nobody waits
+     */
+    private function takeFirst(): ?array
+    {
+        $id = \array_key_first($this->waiters);
+        if ($id === null) {
+            return null;
+        }
+        $first = $this->waiters[$id];
+        unset($this->waiters[$id]);
+
+        return $first;
     }
 
     /** Throws $error into every waiting fiber. */

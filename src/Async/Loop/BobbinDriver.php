@@ -38,7 +38,7 @@ final class BobbinDriver implements Driver
     private readonly StreamInterest $streams;
     private bool $lastPollWasSmall = false;
     /** A stretch of work before a poll longer than this makes the poll's time too late for what it found (default). */
-    public const LATE_AFTER_SECONDS = 0.005;
+    private const LATE_AFTER_MILLISECONDS = 5;
 
     /** When the last poll returned (microtime): when what it found ready was found. */
     public float $polledAt = 0.0;
@@ -56,7 +56,7 @@ final class BobbinDriver implements Driver
         private readonly Poller $poller = new SelectPoller(),
         private readonly float $batchDelay = 0.0,
         private readonly int $batchBelow = 4,
-        private readonly float $lateAfter = self::LATE_AFTER_SECONDS,
+        private readonly float $lateAfter = self::LATE_AFTER_MILLISECONDS / 1e3,
     ) {
         if ($batchDelay < 0 || $batchDelay > 0.01) {
             throw new \ValueError('The poll batching delay must be between 0 and 0.01 s');
@@ -77,7 +77,7 @@ final class BobbinDriver implements Driver
         return new self(
             $poller,
             self::wholeNumberFromEnvironment('BOBBIN_LOOP_BATCH_US', 'microseconds', 0) / 1e6,
-            lateAfter: self::wholeNumberFromEnvironment('BOBBIN_LOOP_LATE_MS', 'milliseconds', 5) / 1e3,
+            lateAfter: self::wholeNumberFromEnvironment('BOBBIN_LOOP_LATE_MS', 'milliseconds', self::LATE_AFTER_MILLISECONDS) / 1e3,
         );
     }
 
