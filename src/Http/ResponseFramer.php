@@ -184,7 +184,11 @@ final class ResponseFramer
     /**
      * A small body of another PSR-7 implementation read whole, so that it goes out in the head's
      * write; null when it cannot be (not seekable, a read that fails or brings other than $size
-     * bytes), and the body is then streamed.
+     * bytes), and the body is then streamed (from its start again: ResponseBodyWriter rewinds).
+     * A read() rather than (string) $body: __toString() usually goes through getContents(),
+     * which in Nyholm's streams sets an error handler and leaves through a `finally`, and PHP
+     * 8.2's tracing JIT gives up on traces there, so the rest of the response would run
+     * interpreted (docs/ASYNC.md, Rules).
      */
     private static function smallBody(StreamInterface $body, int $size): ?string
     {
@@ -192,7 +196,9 @@ final class ResponseFramer
             return null;
         }
         try {
-            $contents = (string) $body;
+            $body->rewind();
+            // One byte more than the size: a stream longer than it says is not cut here.
+            $contents = $body->read($size + 1);
         } catch (\Throwable) {
             return null; // streaming it reports the failure
         }
