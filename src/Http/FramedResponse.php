@@ -10,8 +10,14 @@ use Psr\Http\Message\StreamInterface;
  * A response turned into wire form by ResponseFramer: the complete head, and how its body
  * follows. When the whole body is at hand as a string ($inlineBody), the head and the body go
  * out in one write ($bytes).
+ *
+ * Immutable by contract (@immutable), not `readonly`: one is made per response, and PHP 8.2's
+ * tracing JIT leaves compiled code for the interpreter at every write to a readonly property
+ * (docs/ASYNC.md, Rules).
+ *
+ * @immutable
  */
-final readonly class FramedResponse
+final class FramedResponse
 {
     /**
      * The response's complete bytes when no body has to be streamed (none, an empty one, or

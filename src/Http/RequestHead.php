@@ -4,8 +4,16 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
-/** The parsed request line and header section of one request, with its framing decided. */
-final readonly class RequestHead
+/**
+ * The parsed request line and header section of one request, with its framing decided.
+ *
+ * Immutable by contract (@immutable: PHPStan refuses writes after construction), not `readonly`:
+ * PHP 8.2's tracing JIT leaves compiled code for the interpreter at every write to a readonly
+ * property, and one is made per request (docs/ASYNC.md, Rules).
+ *
+ * @immutable
+ */
+final class RequestHead
 {
     /**
      * @param array<string, list<string>> $headers field names as sent, repeated fields kept
