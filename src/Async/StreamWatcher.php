@@ -31,11 +31,12 @@ final class StreamWatcher
     private bool $encrypted = false;
     /**
      * The suspension of the fiber that waited last: a connection's own fiber waits here again
-     * and again. It holds that fiber only weakly while idle.
+     * and again. It holds that fiber only weakly while idle. Untyped (written per wait;
+     * docs/ASYNC.md, Rules).
      *
      * @var FiberSuspension<mixed>|null
      */
-    private ?FiberSuspension $suspension = null;
+    private $suspension = null;
 
     /** @param resource $stream */
     public function __construct(private $stream)

@@ -37,26 +37,30 @@ final class Connection
 
     /**
      * A fresh connection counts as idle until its first byte (a graceful stop may close it).
-     * Untyped, like $head and $cancellation (the @var types are the analyser's): a write to a
-     * property declared with a class or enum type costs a class check at run time, and these are
-     * written several times per request (docs/ASYNC.md, Rules).
+     * Untyped, like the other properties written per request (the @var types are the
+     * analyser's): PHP 8.2's tracing JIT calls a checking helper for each write to a typed
+     * property, and these are written several times per request (docs/ASYNC.md, Rules).
      *
      * @var ConnectionPhase
      */
     public $phase = ConnectionPhase::Idle;
-    public float $deadline;
-    /** When the current phase began: for an idle connection, since when it is idle. */
-    public float $phaseSince;
-    /** Start of the current data-rate window, and the bytes received or sent in it. */
-    public float $windowStart;
-    public int $windowBytes = 0;
-    /** Requests started on this connection. */
-    public int $requests = 0;
+    /** @var float */
+    public $deadline = 0.0;
+    /** @var float when the current phase began: for an idle connection, since when it is idle */
+    public $phaseSince = 0.0;
+    /** @var float start of the current data-rate window (the bytes received or sent in it: $windowBytes) */
+    public $windowStart = 0.0;
+    /** @var int */
+    public $windowBytes = 0;
+    /** @var int requests started on this connection */
+    public $requests = 0;
     /** When it was accepted: where its first request's time starts. */
     private readonly float $acceptedAt;
     /** Bytes read and written since the last request ended (added to the server's metrics then). */
-    private int $received = 0;
-    private int $sent = 0;
+    /** @var int */
+    private $received = 0;
+    /** @var int */
+    private $sent = 0;
 
     private readonly RequestParser $parser;
     private readonly StreamWatcher $watcher;
@@ -65,16 +69,18 @@ final class Connection
      * When the last bytes were read, as long as nothing has waited since (0.0 once stale). From
      * a read to the next wait only parsing happens, microseconds: the read's clock serves the
      * header, body and request deadlines and REQUEST_TIME instead of a clock call for each.
+     *
+     * @var float
      */
-    private float $clock = 0.0;
+    private $clock = 0.0;
     /**
      * The request being handled, for log lines about it.
      *
      * @var RequestHead|null
      */
     private $head = null;
-    /** The id of the request being handled ('' between requests). */
-    private string $requestId = '';
+    /** @var string the id of the request being handled ('' between requests) */
+    private $requestId = '';
     /**
      * The handled request's cancellation (RequestCancellation), while it is handled.
      *
@@ -93,8 +99,8 @@ final class Connection
     private ?\Fiber $fiber = null;
     /** While parked: the loop watch that starts a fiber when the client sends again. */
     private ?string $parkedWatch = null;
-    /** When the last response was written: an idle connection's phase starts then. */
-    private float $doneAt = 0.0;
+    /** @var float when the last response was written: an idle connection's phase starts then */
+    private $doneAt = 0.0;
 
     /**
      * @param resource $socket non-blocking, read buffering off

@@ -14,7 +14,8 @@ use Closure;
  */
 final class RequestBudget
 {
-    private int $started = 0;
+    /** @var int untyped: counted per request (docs/ASYNC.md, Rules) */
+    private $started = 0;
     private int $limit = \PHP_INT_MAX;
     /** @var (Closure(): void)|null */
     private ?Closure $onReached = null;

@@ -15,7 +15,8 @@ final class RequestIds
     public const ATTRIBUTE = 'bobbin.request_id';
 
     private readonly string $prefix;
-    private int $next = 0;
+    /** @var int untyped: counted per request (docs/ASYNC.md, Rules) */
+    private $next = 0;
 
     public function __construct()
     {

@@ -29,15 +29,17 @@ final class RequestParser
      */
     private const FIELD_LINE = '/\G([!#$%&\'*+\-.^_`|~0-9A-Za-z]++):[ \t]*+([^\x00-\x08\x0a-\x1f\x7f]*+)(?:\r\n|$)/D';
 
-    /** Received bytes not yet consumed by a head or body. */
-    public string $buffer = '';
+    // The properties written per request are untyped, typed by @var: PHP 8.2's tracing JIT calls
+    // a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
+    /** @var string received bytes not yet consumed by a head or body */
+    public $buffer = '';
 
     /** Decodes chunked bodies, one at a time; made for the first one (most connections never send one). */
     private ?ChunkedBodyDecoder $chunked = null;
-    /** How much of an incomplete head was already checked, so slow senders cost linear time. */
-    private int $headScanned = 0;
-    /** The last Host value that passed the check (most connections send one and the same). */
-    private string $validHost = '';
+    /** @var int how much of an incomplete head was already checked, so slow senders cost linear time */
+    private $headScanned = 0;
+    /** @var string the last Host value that passed the check (most connections send one and the same) */
+    private $validHost = '';
 
     public function __construct(
         private readonly int $maxRequestLineBytes = 8192,

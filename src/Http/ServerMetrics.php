@@ -23,8 +23,11 @@ final class ServerMetrics implements Collector
     /** @var array<string, array<string, int>> method => status class ("2xx") => requests */
     private array $requests = [];
     public readonly Histogram $durations;
-    public int $receivedBytes = 0;
-    public int $sentBytes = 0;
+    // Untyped, typed by @var: added to per request (docs/ASYNC.md, Rules).
+    /** @var int */
+    public $receivedBytes = 0;
+    /** @var int */
+    public $sentBytes = 0;
     /** @var array<int, int> status => requests rejected by the parser or a limit */
     private array $rejected = [];
 

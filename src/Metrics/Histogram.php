@@ -15,8 +15,11 @@ final class Histogram
 
     /** @var array<int, int> per bucket, the last one +Inf */
     private array $counts;
-    private float $sum = 0.0;
-    private int $count = 0;
+    // Untyped, typed by @var: written per observation, per request (docs/ASYNC.md, Rules).
+    /** @var float */
+    private $sum = 0.0;
+    /** @var int */
+    private $count = 0;
 
     /** @param list<float> $bounds upper bounds, ascending */
     public function __construct(private readonly array $bounds = self::SECONDS)

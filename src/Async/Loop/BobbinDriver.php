@@ -40,11 +40,14 @@ final class BobbinDriver implements Driver
     /** A stretch of work before a poll longer than this makes the poll's time too late for what it found (default). */
     private const LATE_AFTER_MILLISECONDS = 5;
 
-    /** When the last poll returned (microtime): when what it found ready was found. */
-    public float $polledAt = 0.0;
-    /** When the loop went to its last poll: [previous polledAt, idleAt] is the stretch of work before it. */
-    private float $idleAt = 0.0;
-    private float $previousPolledAt = 0.0;
+    // The clock readings are untyped, typed by @var: written on every turn of the loop, and PHP
+    // 8.2's tracing JIT calls a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
+    /** @var float when the last poll returned (microtime): when what it found ready was found */
+    public $polledAt = 0.0;
+    /** @var float when the loop went to its last poll: [previous polledAt, idleAt] is the stretch of work before it */
+    private $idleAt = 0.0;
+    /** @var float */
+    private $previousPolledAt = 0.0;
     /** Told when the loop goes to wait and when it comes back (a watchdog of blocking code). */
     public ?LoopHeartbeat $heartbeat = null;
 

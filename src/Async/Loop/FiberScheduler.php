@@ -33,10 +33,12 @@ final class FiberScheduler
      * @var array<int, \Fiber<mixed, mixed, mixed, mixed>|array{int, mixed, mixed}>
      */
     public array $microtasks = [];
-    public int $microtaskHead = 0;
+    /** @var int untyped, like the other properties written on every turn (docs/ASYNC.md, Rules) */
+    public $microtaskHead = 0;
     /** @var array<int, Watch> callbacks whose event was seen, in order */
     public array $callbacks = [];
-    public int $callbackHead = 0;
+    /** @var int */
+    public $callbackHead = 0;
     /**
      * The fiber the loop resumed last, while it runs. Untyped, like $lastSuspension (the @var
      * types are the analyser's): a write to a property declared with a class type costs a class
@@ -46,13 +48,15 @@ final class FiberScheduler
      */
     public $resumedFiber = null;
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
-    public ?\Fiber $callbackFiber = null;
+    public $callbackFiber = null;
     /**
      * hrtime (ns) when the loop last handed control to a fiber, a callback or a microtask (while
      * $timesHandOvers), or came back from a poll; 0 while it waits. How long that code has held
      * the loop, for BlockProbe.
+     *
+     * @var int
      */
-    public int $runningSince = 0;
+    public $runningSince = 0;
     /**
      * Whether each hand-over is timed (one hrtime(), ~1,200 instructions per hello request):
      * only while a BlockProbe is installed; otherwise the poll's return is the only mark.

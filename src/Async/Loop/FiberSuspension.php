@@ -22,8 +22,8 @@ use Revolt\EventLoop\Suspension;
  */
 final class FiberSuspension implements Suspension
 {
-    /** True between suspend() and the resume()/throw() that ends it. */
-    public bool $pending = false;
+    /** @var bool true between suspend() and the resume()/throw() that ends it (untyped: written on every wait; docs/ASYNC.md, Rules) */
+    public $pending = false;
     /** @var \WeakReference<\Fiber<mixed, mixed, mixed, mixed>>|null */
     public readonly ?\WeakReference $fiberRef;
     /**

@@ -18,10 +18,13 @@ use Revolt\EventLoop\CallbackType;
  */
 final class StreamInterest
 {
-    /** Fibers waiting directly: they keep the loop running like referenced callbacks. */
-    public int $waiting = 0;
-    /** Streams watched, counted once per direction: the loop polls while this is above 0. */
-    public int $watched = 0;
+    // The counters and the inline waiter's state are untyped, typed by @var: written on every
+    // wait, and PHP 8.2's tracing JIT calls a checking helper for each write to a typed property
+    // (docs/ASYNC.md, Rules).
+    /** @var int fibers waiting directly: they keep the loop running like referenced callbacks */
+    public $waiting = 0;
+    /** @var int streams watched, counted once per direction: the loop polls while this is above 0 */
+    public $watched = 0;
     /**
      * The waiter polling inline: readiness sets $inlineReady instead of resuming it. Untyped
      * (the @var type is the analyser's): a write to a property declared with a class type costs
@@ -31,9 +34,10 @@ final class StreamInterest
      * @var FiberSuspension<mixed>|null
      */
     public $inlineWaiter = null;
-    public bool $inlineReady = false;
-    /** What the poll found wrong with the inline waiter's stream: the waiter throws it itself. */
-    public ?\Throwable $inlineError = null;
+    /** @var bool */
+    public $inlineReady = false;
+    /** @var ?\Throwable what the poll found wrong with the inline waiter's stream: the waiter throws it itself */
+    public $inlineError = null;
 
     /** @var array<int, FiberSuspension<mixed>> the fiber waiting to read, by key */
     private array $readWaiters = [];

@@ -20,14 +20,17 @@ use Psr\Http\Message\StreamInterface;
  */
 trait MessageMethods
 {
-    private string $protocolVersion = '1.1';
+    // Untyped, typed by @var: the server writes these for every request it reads, and PHP 8.2's
+    // tracing JIT calls a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
+    /** @var string */
+    private $protocolVersion = '1.1';
     /** @var array<string, list<string>> */
-    private array $headers = [];
+    private $headers = [];
     /** @var array<string, string>|null lower-case name => name as stored in $headers; null until first needed */
     private ?array $headerNames = null;
     private ?StreamInterface $body = null;
-    /** The body while no stream has been asked for. */
-    private string $content = '';
+    /** @var string the body while no stream has been asked for */
+    private $content = '';
 
     public function getProtocolVersion(): string
     {

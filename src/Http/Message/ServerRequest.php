@@ -23,41 +23,46 @@ final class ServerRequest implements ServerRequestInterface
 {
     use MessageMethods;
 
-    private string $method = 'GET';
-    /** As received or as set; null: derived from the URI (origin-form of path and query). */
-    private ?string $requestTarget = null;
+    // The properties fromParsed() writes for every request are untyped, typed by @var: PHP 8.2's
+    // tracing JIT calls a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
+    /** @var string */
+    private $method = 'GET';
+    /** @var ?string as received or as set; null: derived from the URI (origin-form of path and query) */
+    private $requestTarget = null;
     /** Whether the application chose the target with withRequestTarget(), so withUri() keeps it. */
     private bool $targetChosen = false;
     private ?UriInterface $uri = null;
-    /** The authority ("host[:port]") and origin-form target the first getUri() builds the URI from. */
-    private string $uriAuthority = '';
-    private string $uriTarget = '';
+    /** @var string the authority ("host[:port]") the first getUri() builds the URI from */
+    private $uriAuthority = '';
+    /** @var string the origin-form target the first getUri() builds the URI from */
+    private $uriTarget = '';
     /** @var array<array-key, mixed>|null */
     private ?array $queryParams = null;
-    /** The target whose query string getQueryParams() parses. */
-    private string $querySource = '';
+    /** @var string the target whose query string getQueryParams() parses */
+    private $querySource = '';
     /** @var array<array-key, mixed>|null */
     private ?array $cookieParams = null;
-    /** The Cookie header(s) as received, joined with "; ". */
-    private ?string $cookieSource = null;
+    /** @var ?string the Cookie header(s) as received, joined with "; " */
+    private $cookieSource = null;
     /** @var array<array-key, mixed> */
-    private array $serverParams = [];
+    private $serverParams = [];
     /** @var array<array-key, mixed> */
-    private array $uploadedFiles = [];
+    private $uploadedFiles = [];
     /** @var array<array-key, mixed>|object|null */
-    private array|object|null $parsedBody = null;
+    private $parsedBody = null;
     /** @var array<string, mixed> */
-    private array $attributes = [];
+    private $attributes = [];
     /**
      * fromParsed(): the header fields as received, until the first getServerParams() completes
      * the server parameters from them (ServerParams::complete()); null once done or for create().
      *
      * @var array<string, list<string>>|null
      */
-    private ?array $serverParamHeaders = null;
-    private string $uriScheme = 'http';
-    /** fromParsed(): the Content-Type of a POST whose form body getParsedBody() decodes when first asked. */
-    private ?string $formContentType = null;
+    private $serverParamHeaders = null;
+    /** @var string */
+    private $uriScheme = 'http';
+    /** @var ?string fromParsed(): the Content-Type of a POST whose form body getParsedBody() decodes when first asked */
+    private $formContentType = null;
 
     /**
      * The authority last found valid. A keep-alive client, and usually every client, sends the
