@@ -15,11 +15,12 @@ final class CancellationSource implements Cancellation
 {
     /** @var array<array-key, Closure(CancelledException): void> */
     private array $callbacks = [];
-    private int $nextId = 0;
+    /** @var int */
+    private $nextId = 0;
     private ?CancelledException $reason = null;
 
-    /** Whether any wait has subscribed, ever: a request's server watches for its client leaving only then. */
-    private bool $waitedOn = false;
+    /** @var bool whether any wait has subscribed, ever: a request's server watches for its client leaving only then */
+    private $waitedOn = false;
 
     public function token(): Cancellation
     {

@@ -8,19 +8,37 @@ namespace Bobbin\Mysql;
  * The outcome of one statement: its rows (values already converted), the affected row count
  * (rows returned, for a SELECT), the AUTO_INCREMENT id it generated and its warning count.
  * A CALL's further result sets follow in $moreResults.
+ *
+ * Immutable by contract (@immutable: PHPStan refuses writes after construction), with untyped
+ * properties typed by @var: one is made per statement, and PHP 8.2's tracing JIT leaves compiled
+ * code for the interpreter at every write to a readonly property and calls a checking helper for
+ * every write to a typed one (docs/ASYNC.md, Rules). The constructor's parameters carry the types.
+ *
+ * @immutable
  */
 final class Result
 {
+    /** @var list<array<string, mixed>> */
+    public $rows;
+    /** @var int */
+    public $affectedRows;
+    /** @var int */
+    public $lastInsertId;
+    /** @var int */
+    public $warnings;
+    /** @var list<Result> */
+    public $moreResults;
+
     /**
      * @param list<array<string, mixed>> $rows
      * @param list<Result> $moreResults
      */
-    public function __construct(
-        public readonly array $rows,
-        public readonly int $affectedRows,
-        public readonly int $lastInsertId,
-        public readonly int $warnings,
-        public readonly array $moreResults = [],
-    ) {
+    public function __construct(array $rows, int $affectedRows, int $lastInsertId, int $warnings, array $moreResults = [])
+    {
+        $this->rows = $rows;
+        $this->affectedRows = $affectedRows;
+        $this->lastInsertId = $lastInsertId;
+        $this->warnings = $warnings;
+        $this->moreResults = $moreResults;
     }
 }

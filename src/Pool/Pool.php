@@ -31,7 +31,8 @@ final class Pool
     private readonly WaitingLine $waiters;
     /** Connections open or being opened. */
     private int $open = 0;
-    private int $acquisitions = 0;
+    /** @var int */
+    private $acquisitions = 0;
     private int $timeouts = 0;
     private int $discarded = 0;
     private int $returnedInTransaction = 0;

@@ -53,10 +53,12 @@ final class Connection implements Executor
     /** Bound of the background clean-up after an abandoned statement. */
     private const DRAIN_TIMEOUT = 10.0;
 
-    private ConnectionState $state = ConnectionState::Idle;
+    /** @var ConnectionState */
+    private $state = ConnectionState::Idle;
     /** @var array<string, array{string, array<string, int>|null}> SQL text => [statement name, column kinds] */
     private array $statements = [];
-    private int $statementSequence = 0;
+    /** @var int */
+    private $statementSequence = 0;
     /** @var Future<mixed>|null */
     private ?Future $drained = null;
     private string $closeReason = 'The connection was closed';
@@ -69,7 +71,8 @@ final class Connection implements Executor
     /** Peeks at what arrived while idle (made on first need). */
     private ?IdleSocketPeek $idlePeek = null;
     private readonly float $openedAt;
-    private float $lastUsedAt;
+    /** @var float */
+    private $lastUsedAt;
     /** @var (Closure(int): void)|null */
     private ?Closure $canceller = null;
 

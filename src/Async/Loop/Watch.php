@@ -18,8 +18,10 @@ final class Watch
     /**
      * Set when the event was seen (a poll, an expired timer, a signal) and cleared by disable(),
      * so a callback disabled and enabled again in one tick waits for its next event.
+     *
+     * @var bool
      */
-    public bool $invokable = false;
+    public $invokable = false;
     public float $expiration = 0.0;
     /** Position in the TimerHeap, -1 when not in it. */
     public int $heapIndex = -1;

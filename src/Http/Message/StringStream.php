@@ -18,7 +18,8 @@ use Psr\Http\Message\StreamInterface;
  */
 final class StringStream implements StreamInterface
 {
-    private int $position = 0;
+    /** @var int */
+    private $position = 0;
     /** Detached or closed: PSR-7 leaves the stream unusable after either. */
     private bool $detached = false;
 

@@ -46,18 +46,20 @@ final class Uri implements UriInterface
     /** RFC 3986 Appendix B: scheme, authority, path, query, fragment of any URI reference. */
     private const REFERENCE = '/^(?:([^:\/?#]+):)?(?:\/\/([^\/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/sD';
 
-    private string $scheme = '';
+    /** @var string */
+    private $scheme = '';
     private string $userInfo = '';
     private string $host = '';
     /** As given; getPort() hides the scheme's default. */
     private ?int $port = null;
-    private string $path = '';
+    /** @var string */
+    private $path = '';
     private string $query = '';
     private string $fragment = '';
-    /** fromRequest(): the authority ("host[:port]") not split yet. */
-    private ?string $pendingAuthority = null;
-    /** fromRequest(): the origin-form target not split into path, query and fragment yet. */
-    private ?string $pendingTarget = null;
+    /** @var ?string fromRequest(): the authority ("host[:port]") not split yet */
+    private $pendingAuthority = null;
+    /** @var ?string fromRequest(): the origin-form target not split into path, query and fragment yet */
+    private $pendingTarget = null;
     /** __toString(), once built; clones start without it. */
     private ?string $string = null;
 
