@@ -42,8 +42,8 @@ final class IdleSocketPeek
         }
         $received = @\socket_recv($this->socket, $first, 1, \MSG_PEEK | \MSG_DONTWAIT);
         if ($received === false) {
+            // Read after a failure only, so the error is this call's: no clearing needed.
             $error = \socket_last_error($this->socket);
-            \socket_clear_error($this->socket);
 
             // Nothing to read yet (EAGAIN, which is EWOULDBLOCK on Linux), or a signal came in between.
             return $error === \SOCKET_EAGAIN || $error === \SOCKET_EINTR ? null : '';

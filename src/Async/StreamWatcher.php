@@ -162,8 +162,13 @@ final class StreamWatcher
     /**
      * awaitDirectly() that a cancellation ends (a database query waiting under its request's
      * cancellation): the cancellation wakes the wait as close() does, through the waiters.
+     * The classes are the @param's, not declared: each wait of a statement passes here
+     * (docs/ASYNC.md, Rules).
+     *
+     * @param BobbinDriver $driver
+     * @param Cancellation $cancellation
      */
-    private function awaitDirectlyUnlessCancelled(BobbinDriver $driver, bool $read, Cancellation $cancellation): void
+    private function awaitDirectlyUnlessCancelled($driver, bool $read, $cancellation): void
     {
         $cancellation->throwIfRequested();
         // The cancellation's callback runs from the loop queue and may come late: $waiting makes
@@ -186,8 +191,12 @@ final class StreamWatcher
         $cancellation->unsubscribe($id);
     }
 
-    /** A wait without timeout or cancellation, handed to Bobbin's driver itself. */
-    private function awaitDirectly(BobbinDriver $driver, bool $read): void
+    /**
+     * A wait without timeout or cancellation, handed to Bobbin's driver itself.
+     *
+     * @param BobbinDriver $driver
+     */
+    private function awaitDirectly($driver, bool $read): void
     {
         $suspension = $this->suspension;
         if ($suspension === null || !$suspension->belongsTo(\Fiber::getCurrent())) {

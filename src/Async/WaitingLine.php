@@ -77,6 +77,9 @@ final class WaitingLine
     /** Removes the longest waiter and resumes it with $value; false when nobody waits. */
     public function handToFirst(mixed $value): bool
     {
+        if ($this->waiters->isEmpty() && !$this->timerReferenced) {
+            return false; // the usual release of a pooled connection: one call, not three
+        }
         [$woken] = $this->waiters->wakeFirst($value);
         $this->releaseTimerIfIdle();
 

@@ -460,11 +460,15 @@ final class Connection implements Executor
 
     /**
      * Sends one request and collects its results, suspending the fiber while the socket is not
-     * ready. Error results become exceptions after the connection is back in sync.
+     * ready. Error results become exceptions after the connection is back in sync. The
+     * cancellation's and the result's classes are the docblock's, not declared: every statement
+     * passes here, and PHP 8.2's JIT checks a declared class type with a call (docs/ASYNC.md, Rules).
      *
      * @param list<string|null> $params
+     * @param ?Cancellation $cancellation
+     * @return PgResult
      */
-    private function roundTrip(int $mode, string $sql, string $name, array $params, ?Cancellation $cancellation, ?float $deadline): PgResult
+    private function roundTrip(int $mode, string $sql, string $name, array $params, $cancellation, ?float $deadline)
     {
         if ($this->lostAfterAnswer !== null) {
             // The statement's preparation was answered, and then the server left.

@@ -144,11 +144,13 @@ final class BobbinDriver implements Driver
     }
 
     /**
-     * getSuspension() with its concrete type, for the direct waits.
+     * getSuspension() with its concrete type, for the direct waits. The type is the docblock's
+     * only, as are the suspension parameters' of the waits: PHP 8.2's JIT checks a declared class
+     * type with a call on every pass (docs/ASYNC.md, Rules).
      *
      * @return FiberSuspension<mixed>
      */
-    public function fiberSuspension(): FiberSuspension
+    public function fiberSuspension()
     {
         return $this->scheduler->fiberSuspension();
     }
@@ -220,7 +222,7 @@ final class BobbinDriver implements Driver
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension the current fiber's
      */
-    public function waitReadable(mixed $stream, FiberSuspension $suspension): void
+    public function waitReadable(mixed $stream, $suspension): void
     {
         $this->streams->addReader($stream, $suspension);
         // Catch and rethrow, not finally: a finally block on a fiber's wait stops the tracing
@@ -240,7 +242,7 @@ final class BobbinDriver implements Driver
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension the current fiber's
      */
-    public function waitWritable(mixed $stream, FiberSuspension $suspension): void
+    public function waitWritable(mixed $stream, $suspension): void
     {
         $this->streams->addWriter($stream, $suspension);
         // Catch and rethrow, not finally: a finally block on a fiber's wait stops the tracing
@@ -414,7 +416,7 @@ final class BobbinDriver implements Driver
      *
      * @param FiberSuspension<mixed> $suspension
      */
-    private function suspendUntilWoken(FiberSuspension $suspension): void
+    private function suspendUntilWoken($suspension): void
     {
         $scheduler = $this->scheduler;
         $streams = $this->streams;

@@ -166,11 +166,12 @@ final class FiberScheduler
     }
 
     /**
-     * The suspension of the current fiber ({main}'s outside any), one per fiber.
+     * The suspension of the current fiber ({main}'s outside any), one per fiber. The type is the
+     * docblock's only: it is asked for on every wait (docs/ASYNC.md, Rules).
      *
      * @return FiberSuspension<mixed>
      */
-    public function fiberSuspension(): FiberSuspension
+    public function fiberSuspension()
     {
         $fiber = \Fiber::getCurrent();
         if ($fiber === null) {

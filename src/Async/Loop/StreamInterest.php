@@ -67,7 +67,7 @@ final class StreamInterest
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension
      */
-    public function addReader(mixed $stream, FiberSuspension $suspension): void
+    public function addReader(mixed $stream, $suspension): void
     {
         $key = (int) $stream;
         if (isset($this->readWaiters[$key])) {
@@ -85,7 +85,7 @@ final class StreamInterest
      * @param resource $stream
      * @param FiberSuspension<mixed> $suspension
      */
-    public function addWriter(mixed $stream, FiberSuspension $suspension): void
+    public function addWriter(mixed $stream, $suspension): void
     {
         $key = (int) $stream;
         if (isset($this->writeWaiters[$key])) {
@@ -104,7 +104,7 @@ final class StreamInterest
      *
      * @param FiberSuspension<mixed> $suspension
      */
-    public function removeReader(int $key, FiberSuspension $suspension): bool
+    public function removeReader(int $key, $suspension): bool
     {
         if (($this->readWaiters[$key] ?? null) !== $suspension) {
             return false;
@@ -120,7 +120,7 @@ final class StreamInterest
     }
 
     /** @param FiberSuspension<mixed> $suspension */
-    public function removeWriter(int $key, FiberSuspension $suspension): bool
+    public function removeWriter(int $key, $suspension): bool
     {
         if (($this->writeWaiters[$key] ?? null) !== $suspension) {
             return false;
