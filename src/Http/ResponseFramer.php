@@ -160,7 +160,10 @@ final class ResponseFramer
             $framing = BodyFraming::UntilClose;
         }
 
-        return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), $framing, $keepAlive, $body, $size ?? 0, $inline);
+        // endHead() written out: this is the path of nearly every response.
+        $head .= !$keepAlive ? "Connection: close\r\n\r\n" : ($protocolVersion === '1.0' ? "Connection: keep-alive\r\n\r\n" : "\r\n");
+
+        return new FramedResponse($head, $framing, $keepAlive, $body, $size ?? 0, $inline);
     }
 
     /**

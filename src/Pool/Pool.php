@@ -124,7 +124,8 @@ final class Pool
 
             return;
         }
-        if ($ready === false || $this->closed || $this->isExpired($connection, \microtime(true))) {
+        // isExpired() written out here and in isReusable(): both run for every statement.
+        if ($ready === false || $this->closed || \microtime(true) - $this->connector->openedAt($connection) > $this->settings->maxLifetime) {
             $this->discard($connection);
 
             return;
@@ -280,7 +281,7 @@ final class Pool
         // Every checkout asks whether the server closed the session (no round trip): a session
         // ended even moments after its last statement is replaced before a statement is sent on
         // it, not answered with a lost connection.
-        if ($this->isExpired($connection, $now) || !$this->connector->isAlive($connection)) {
+        if ($now - $this->connector->openedAt($connection) > $this->settings->maxLifetime || !$this->connector->isAlive($connection)) {
             return false;
         }
         if ($now - $this->connector->lastUsedAt($connection) <= $this->settings->checkAfterIdle) {

@@ -354,7 +354,17 @@ final class Connection implements Executor
         if ($this->state !== ConnectionState::Idle) {
             return true;
         }
-        $arrived = $this->peekWhileIdle();
+        // The first byte the server sent while the session was idle (null: nothing; '': the end of
+        // the stream or a socket error). What arrived ends the session when it is the end of the
+        // stream or an ErrorResponse, which the server sends outside a statement only as its last
+        // words (a FATAL: pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not
+        // read: libpq takes such an error for a notice and keeps the connection open until the
+        // end of the stream arrives, which a terminated backend sends 0.3-1.7 ms later, after its
+        // exit. The next message starts at the socket's first byte, as libpq read the last answer
+        // through its ReadyForQuery (were it ever mid-message, the worst outcome is one needless
+        // reconnect). Over TLS the bytes are records, never an 'E': there only the end of the
+        // stream is seen early.
+        $arrived = ($this->idlePeek ??= new IdleSocketPeek($this->socket))->firstByte();
         if ($arrived === null) {
             return true;
         }
@@ -384,27 +394,6 @@ final class Connection implements Executor
         }
 
         return true;
-    }
-
-    /**
-     * Whether what arrived on the idle socket ends the session: the end of the stream, or an
-     * ErrorResponse, which the server sends outside a statement only as its last words (a FATAL:
-     * pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not read: libpq takes such
-     * an error for a notice and keeps the connection open until the end of the stream arrives,
-     * which a terminated backend sends 0.3-1.7 ms later, after its exit. The next message starts
-     * at the socket's first byte, as libpq read the last answer through its ReadyForQuery (were
-     * it ever mid-message, the worst outcome is one needless reconnect). Over TLS the bytes are
-     * records, never an 'E': there only the end of the stream is seen early.
-     */
-    /**
-     * The first byte the server sent while the session was idle: null when nothing arrived, ''
-     * at the end of the stream (or a socket error: the session is gone either way).
-     */
-    private function peekWhileIdle(): ?string
-    {
-        $this->idlePeek ??= new IdleSocketPeek($this->socket);
-
-        return $this->idlePeek->firstByte();
     }
 
     /**
