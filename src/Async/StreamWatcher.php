@@ -37,6 +37,12 @@ final class StreamWatcher
      * @var FiberSuspension<mixed>|null
      */
     private $suspension = null;
+    /**
+     * What a cancellation calls to end a read (write) wait under it, made on the first such
+     * wait: one closure per watcher and direction instead of one per wait.
+     */
+    private ?\Closure $onReadCancelled = null;
+    private ?\Closure $onWriteCancelled = null;
 
     /** @param resource $stream */
     public function __construct(private $stream)
@@ -171,24 +177,50 @@ final class StreamWatcher
     private function awaitDirectlyUnlessCancelled($driver, bool $read, $cancellation): void
     {
         $cancellation->throwIfRequested();
-        // The cancellation's callback runs from the loop queue and may come late: $waiting makes
-        // sure it can only end this wait, never a later one of the same fiber.
-        $waiting = true;
-        $id = $cancellation->subscribe(function (\Throwable $e) use ($read, &$waiting): void {
-            // @phpstan-ignore if.alwaysTrue ($waiting is cleared by reference when the wait ends)
-            if ($waiting) {
-                $this->wake($read, $e);
-            }
-        });
+        $waiters = $this->waiters;
+        if ($read) {
+            $waiters->readCancellation = $cancellation;
+            $id = $cancellation->subscribe($this->onReadCancelled ??= self::cancelledWaitEnder($waiters, $driver, $this->fd, true));
+        } else {
+            $waiters->writeCancellation = $cancellation;
+            $id = $cancellation->subscribe($this->onWriteCancelled ??= self::cancelledWaitEnder($waiters, $driver, $this->fd, false));
+        }
         try {
             $this->awaitDirectly($driver, $read);
         } catch (\Throwable $error) {
-            $waiting = false;
+            $read ? $waiters->readCancellation = null : $waiters->writeCancellation = null;
             $cancellation->unsubscribe($id);
             throw $error;
         }
-        $waiting = false;
+        $read ? $waiters->readCancellation = null : $waiters->writeCancellation = null;
         $cancellation->unsubscribe($id);
+    }
+
+    /**
+     * The callback a cancellation calls to end a direct wait in direction $read. It runs from
+     * the loop queue and may come late, after the wait it was subscribed for ended and another
+     * began: it ends the current wait only if that wait's own cancellation is requested (then
+     * with that cancellation's reason). Static and holding no watcher, so that a watcher dropped
+     * is freed at once (its destructor closes the stream's waits).
+     */
+    private static function cancelledWaitEnder(StreamWaiters $waiters, BobbinDriver $driver, int $fd, bool $read): \Closure
+    {
+        return static function () use ($waiters, $driver, $fd, $read): void {
+            $cancellation = $read ? $waiters->readCancellation : $waiters->writeCancellation;
+            $suspension = $read ? $waiters->reader : $waiters->writer;
+            if ($cancellation === null || $suspension === null || !$cancellation->isRequested()) {
+                return;
+            }
+            \assert($suspension instanceof FiberSuspension);
+            if (!($read ? $driver->abortReadWait($fd, $suspension) : $driver->abortWriteWait($fd, $suspension))) {
+                return; // readiness already resumed it
+            }
+            try {
+                $cancellation->throwIfRequested();
+            } catch (\Throwable $reason) {
+                $read ? $waiters->wakeReader($reason) : $waiters->wakeWriter($reason);
+            }
+        };
     }
 
     /**

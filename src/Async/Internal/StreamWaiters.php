@@ -25,6 +25,15 @@ final class StreamWaiters
     public $reader = null;
     /** @var Suspension<mixed>|null */
     public $writer = null;
+    /**
+     * The cancellation the current read (write) wait runs under, if any: StreamWatcher's one
+     * callback per direction ends the wait only when this one is requested.
+     *
+     * @var \Bobbin\Async\Cancellation|null
+     */
+    public $readCancellation = null;
+    /** @var \Bobbin\Async\Cancellation|null */
+    public $writeCancellation = null;
 
     public function wakeReader(?\Throwable $error = null): void
     {
