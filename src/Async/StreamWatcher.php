@@ -188,11 +188,11 @@ final class StreamWatcher
         try {
             $this->awaitDirectly($driver, $read);
         } catch (\Throwable $error) {
-            $read ? $waiters->readCancellation = null : $waiters->writeCancellation = null;
+            $waiters->forgetCancellation($read);
             $cancellation->unsubscribe($id);
             throw $error;
         }
-        $read ? $waiters->readCancellation = null : $waiters->writeCancellation = null;
+        $waiters->forgetCancellation($read);
         $cancellation->unsubscribe($id);
     }
 

@@ -35,6 +35,16 @@ final class StreamWaiters
     /** @var \Bobbin\Async\Cancellation|null */
     public $writeCancellation = null;
 
+    /** The direct wait in direction $read is over: its cancellation no longer concerns this stream. */
+    public function forgetCancellation(bool $read): void
+    {
+        if ($read) {
+            $this->readCancellation = null;
+        } else {
+            $this->writeCancellation = null;
+        }
+    }
+
     public function wakeReader(?\Throwable $error = null): void
     {
         $suspension = $this->reader;

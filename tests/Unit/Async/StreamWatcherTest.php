@@ -186,6 +186,60 @@ final class StreamWatcherTest extends AsyncTestCase
         $cancelled->await();
     }
 
+    public function testAWaitWithoutTimeoutEndsWhenItsCancellationIsRequested(): void
+    {
+        [$server, $client] = $this->socketPair(); // the client kept open: its close would make the socket readable
+        $watcher = new StreamWatcher($server);
+        $source = new CancellationSource();
+        $reader = Async::run(static fn () => $watcher->awaitReadable(null, $source));
+        Async::delay(0.01);
+        $source->cancel(new CancelledException('stop waiting'));
+
+        try {
+            $reader->await();
+            self::fail('The wait went on after its cancellation');
+        } catch (CancelledException $e) {
+            self::assertSame('stop waiting', $e->getMessage());
+        }
+        \fclose($client);
+    }
+
+    public function testACancellationRequestedAsTheWaitEndsDoesNotReachTheNextWaitUnderAnotherOne(): void
+    {
+        // The signal pair first: its lower descriptors are reported first by the poll that finds
+        // both sockets readable, so the canceller's fiber runs before the reader's.
+        [$signalServer, $signalClient] = $this->socketPair();
+        [$server, $client] = $this->socketPair();
+        $watcher = new StreamWatcher($server);
+        $signalWatcher = new StreamWatcher($signalServer);
+        $first = new CancellationSource();
+        $second = new CancellationSource();
+        $reader = Async::run(static function () use ($watcher, $server, $first, $second): string {
+            $watcher->awaitReadable(null, $first);
+            $one = (string) \fread($server, 100);
+            $watcher->awaitReadable(null, $second);
+
+            return $one . (string) \fread($server, 100);
+        });
+        $canceller = Async::run(static function () use ($signalWatcher, $signalServer, $first): void {
+            $signalWatcher->awaitReadable();
+            \fread($signalServer, 100);
+            // Readiness has already resumed the reader's first wait (it runs next): its
+            // cancellation's callback, queued now, comes late and must not end the second wait,
+            // which runs under another cancellation.
+            $first->cancel();
+        });
+        Async::delay(0.01);
+        \fwrite($signalClient, 'x');
+        \fwrite($client, 'one');
+        Async::delay(0.02);
+        \fwrite($client, 'two');
+
+        $canceller->await();
+        self::assertSame('onetwo', $reader->await());
+        \fclose($signalClient);
+    }
+
     public function testAWatcherFirstUsedByAFiberThatHasEndedStillWakesMain(): void
     {
         [$server, $client] = $this->socketPair();
