@@ -3,16 +3,17 @@
 declare(strict_types=1);
 
 /*
- * bench/async/compare.php --script=loop|http --variant=NAME=ROOT[:DRIVER] ... [--repeat=5] [--metric=M] [--jit=yes] -- ARGS...
+ * bench/async/compare.php --script=loop|http --variant=NAME=ROOT[:DRIVER] ... [--env=NAME:KEY=VALUE ...] [--repeat=5] [--metric=M] [--jit=yes] -- ARGS...
  *
  * Runs bench/async/SCRIPT.php once per variant per round, interleaved (A B C, A B C, ...), so
  * that whatever else the machine does falls on every variant alike; then prints each variant's
  * median, minimum and maximum of the metric and the ratio of medians to the first variant.
  * DRIVER sets BOBBIN_LOOP_DRIVER for that variant (none: the checkout's default). ARGS go to
- * the script; --jit=yes runs it with opcache and the tracing JIT. Hold the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/async/compare.php …
+ * the script; --env=NAME:KEY=VALUE sets an environment variable for one variant's runs (two
+ * variants of one checkout: the same code with another setting); --jit=yes runs it with opcache and the tracing JIT. Hold the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/async/compare.php …
  */
 
-$options = ['variant' => [], 'repeat' => '5', 'script' => 'loop', 'metric' => '', 'jit' => 'no'];
+$options = ['variant' => [], 'env' => [], 'repeat' => '5', 'script' => 'loop', 'metric' => '', 'jit' => 'no'];
 $scriptArgs = [];
 $args = \array_slice($argv, 1);
 while (($argument = \array_shift($args)) !== null) {
@@ -24,8 +25,8 @@ while (($argument = \array_shift($args)) !== null) {
         \fwrite(\STDERR, "Unknown argument $argument\n");
         exit(2);
     }
-    if ($m[1] === 'variant') {
-        $options['variant'][] = $m[2];
+    if ($m[1] === 'variant' || $m[1] === 'env') {
+        $options[$m[1]][] = $m[2];
     } else {
         $options[$m[1]] = $m[2];
     }
@@ -36,7 +37,14 @@ foreach ($options['variant'] as $spec) {
         \fwrite(\STDERR, "A variant is NAME=ROOT[:DRIVER], got $spec\n");
         exit(2);
     }
-    $variants[$m[1]] = ['root' => (string) \realpath($m[2]), 'driver' => $m[3] ?? ''];
+    $variants[$m[1]] = ['root' => (string) \realpath($m[2]), 'driver' => $m[3] ?? '', 'env' => []];
+}
+foreach ($options['env'] as $spec) {
+    if (\preg_match('/^([^:]+):([A-Za-z_][A-Za-z0-9_]*)=(.*)$/', $spec, $m) !== 1 || !isset($variants[$m[1]])) {
+        \fwrite(\STDERR, "An --env is NAME:KEY=VALUE for a NAME given by --variant, got $spec\n");
+        exit(2);
+    }
+    $variants[$m[1]]['env'][$m[2]] = $m[3];
 }
 if ($variants === []) {
     \fwrite(\STDERR, "Usage: php bench/async/compare.php --script=loop|http --variant=NAME=ROOT[:DRIVER] ... [--repeat=5] [--metric=M] -- ARGS...\n");
@@ -55,6 +63,7 @@ for ($round = 1; $round <= (int) $options['repeat']; $round++) {
         if ($variant['driver'] !== '') {
             $env['BOBBIN_LOOP_DRIVER'] = $variant['driver'];
         }
+        $env = [...$env, ...$variant['env']];
         $process = \proc_open([\PHP_BINARY, ...$phpFlags, $script, $variant['root'], ...$scriptArgs], [1 => ['pipe', 'w']], $pipes, null, $env);
         \assert(\is_resource($process));
         $output = (string) \stream_get_contents($pipes[1]);

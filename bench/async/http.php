@@ -22,7 +22,7 @@ declare(strict_types=1);
  * seconds (0.2) after.
  * p99_ms is wrk's 99th-percentile latency of the busy connections' requests.
  *
- * CPU is utime + stime from /proc/PID/stat over the wrk run only (the idle connections are
+ * CPU is utime + stime from /proc/PID/stat (kernel_share: stime's part) over the wrk run only (the idle connections are
  * opened and answered before it starts). The idle connections are held by a child process
  * (this script with --hold=PORT:N): wrk inherits the descriptors of whoever starts it, and its
  * event loop refuses descriptor numbers past what it sized itself for.
@@ -70,11 +70,17 @@ function freePort(): int
 /** @return float seconds of CPU (user + system) the process has used */
 function processCpu(int $pid): float
 {
+    return \array_sum(processCpuSplit($pid));
+}
+
+/** @return array{float, float} seconds of CPU the process has used in user space and in the kernel */
+function processCpuSplit(int $pid): array
+{
     $stat = (string) \file_get_contents("/proc/$pid/stat");
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     $fields = \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2));
 
-    return ((int) $fields[11] + (int) $fields[12]) / 100; // USER_HZ
+    return [(int) $fields[11] / 100, (int) $fields[12] / 100]; // USER_HZ
 }
 
 /** @return resource a keep-alive connection that has had one request answered */
@@ -166,7 +172,8 @@ try {
         ];
     }
 
-    $cpuBefore = processCpu($pid);
+    $splitBefore = processCpuSplit($pid);
+    $cpuBefore = \array_sum($splitBefore);
     if ($crud) {
         $loadgen = \dirname(__DIR__) . '/loadgen/build/bobbin-crud-load';
         if (!\is_executable($loadgen)) {
@@ -205,6 +212,7 @@ try {
         $errors = \preg_match('/Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/', $output, $e) === 1 ? $e[0] : '';
     }
     $requests = (int) $m[1];
+    $splitAfter = processCpuSplit($pid);
     if ($holder !== null) {
         \fclose($holderPipes[0]);
         $errors .= \trim((string) \stream_get_contents($holderPipes[1]));
@@ -215,6 +223,7 @@ try {
         'driver' => \getenv('BOBBIN_LOOP_DRIVER') ?: 'default', 'idle' => $idle, 'connections' => $connections,
         'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
         ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
+        'kernel_share' => \round(($splitAfter[1] - $splitBefore[1]) / \max(0.01, $cpu), 3),
         'max_connections_lowered_to' => $capped, 'p99_ms' => $p99, ...$memory, 'errors' => \trim($errors),
     ]), "\n";
 } finally {
