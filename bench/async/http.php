@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 /*
  * bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
- *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]
+ *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
  * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
@@ -26,6 +26,13 @@ declare(strict_types=1);
  * opened and answered before it starts). The idle connections are held by a child process
  * (this script with --hold=PORT:N): wrk inherits the descriptors of whoever starts it, and its
  * event loop refuses descriptor numbers past what it sized itself for.
+ *
+ * --syscalls counts the server's system calls over the same run with `perf stat` on the
+ * syscalls:sys_enter_* tracepoints (kernel counters, no ptrace stop per call, so the run keeps
+ * its pace) and adds per request (per CRUD cycle): syscalls_per_unit, the calls by name, and
+ * waits_per_unit, the calls that wait for readiness (select, epoll_wait, poll): loop turns. An
+ * unsaturated server's CPU per request follows its turns per request, which is why these are
+ * worth having beside the CPU figure.
  */
 
 if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
@@ -47,7 +54,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
@@ -120,6 +127,60 @@ function residentKib(int $pid): int
     return \preg_match('/^VmRSS:\s+(\d+) kB/m', (string) \file_get_contents("/proc/$pid/status"), $m) === 1 ? (int) $m[1] : 0;
 }
 
+/** @return array{0: resource, 1: string} perf stat counting PID's system calls into a file */
+function startSyscallCount(int $pid): array
+{
+    $file = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-syscalls-');
+    $perf = \proc_open(['perf', 'stat', '-x', ',', '-e', 'syscalls:sys_enter_*', '-p', (string) $pid, '-o', $file], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+    if (!\is_resource($perf)) {
+        throw new \RuntimeException('--syscalls needs perf (Debian: linux-perf)');
+    }
+    \usleep(300_000); // perf opens one counter per tracepoint before it counts
+
+    return [$perf, $file];
+}
+
+/**
+ * @param array{0: resource, 1: string} $counter
+ * @return array<string, int> calls by name
+ */
+function stopSyscallCount(array $counter): array
+{
+    [$perf, $file] = $counter;
+    \proc_terminate($perf, \SIGINT);
+    \proc_close($perf);
+    $calls = [];
+    foreach (\file($file, \FILE_IGNORE_NEW_LINES) ?: [] as $line) {
+        $fields = \explode(',', $line);
+        if (\count($fields) > 2 && \ctype_digit($fields[0]) && \preg_match('/sys_enter_(\w+)$/', $fields[2], $name) === 1 && (int) $fields[0] > 0) {
+            $calls[$name[1]] = (int) $fields[0];
+        }
+    }
+    @\unlink($file);
+    if ($calls === []) {
+        throw new \RuntimeException('perf stat counted no system calls (is perf_event_paranoid above 2?)');
+    }
+
+    return $calls;
+}
+
+/**
+ * @param array<string, int> $calls
+ * @return array<string, mixed>
+ */
+function syscallsPerUnit(array $calls, int $units): array
+{
+    \arsort($calls);
+    $perUnit = \array_map(static fn (int $count): float => \round($count / \max(1, $units), 2), $calls);
+    $waits = \array_intersect_key($calls, \array_flip(['select', 'pselect6', 'epoll_wait', 'epoll_pwait', 'poll', 'ppoll']));
+
+    return [
+        'syscalls_per_unit' => \round(\array_sum($calls) / \max(1, $units), 2),
+        'waits_per_unit' => \round(\array_sum($waits) / \max(1, $units), 3),
+        'syscalls_by_name' => \array_filter($perUnit, static fn (float $count): bool => $count >= 0.01),
+    ];
+}
+
 $port = freePort();
 $log = \tempnam(\sys_get_temp_dir(), 'bobbin-bench-');
 // --app=FILE (relative to this checkout, or absolute): the same application for every ROOT, as
@@ -172,6 +233,7 @@ try {
         ];
     }
 
+    $syscallCounter = isset($options['syscalls']) ? startSyscallCount($pid) : null;
     $splitBefore = processCpuSplit($pid);
     $cpuBefore = \array_sum($splitBefore);
     if ($crud) {
@@ -213,6 +275,7 @@ try {
     }
     $requests = (int) $m[1];
     $splitAfter = processCpuSplit($pid);
+    $syscalls = $syscallCounter === null ? [] : syscallsPerUnit(stopSyscallCount($syscallCounter), $requests);
     if ($holder !== null) {
         \fclose($holderPipes[0]);
         $errors .= \trim((string) \stream_get_contents($holderPipes[1]));
@@ -224,7 +287,7 @@ try {
         'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
         ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
         'kernel_share' => \round(($splitAfter[1] - $splitBefore[1]) / \max(0.01, $cpu), 3),
-        'max_connections_lowered_to' => $capped, 'p99_ms' => $p99, ...$memory, 'errors' => \trim($errors),
+        'max_connections_lowered_to' => $capped, 'p99_ms' => $p99, ...$memory, ...$syscalls, 'errors' => \trim($errors),
     ]), "\n";
 } finally {
     \proc_terminate($server, \SIGTERM);

@@ -3,7 +3,7 @@
 declare(strict_types=1);
 
 /*
- * bench/async/instructions-by-function.php DIR [--top=40] [--against=OTHER_DIR]
+ * bench/async/instructions-by-function.php DIR [--top=40] [--against=OTHER_DIR] [--by=trace|function]
  *
  * Where the instructions of one request go, from what `bench/async/instructions.php --keep=DIR`
  * kept: callgrind's self cost per function in both runs (A and B requests), and per request
@@ -13,29 +13,33 @@ declare(strict_types=1);
  * same trace of two runs adds up under one name.
  *
  * --against=OTHER_DIR prints both checkouts' figures side by side and sorts by the change.
+ * --by=function adds up a function's traces whatever line they start at: two checkouts whose
+ * code moved compare by function rather than by line (a trace still counts under the function
+ * it starts in, whatever it inlines).
  */
 
 $dir = $argv[1] ?? '';
 $options = [];
 foreach (\array_slice($argv, 2) as $argument) {
-    if (\preg_match('/^--(top|against)=(.+)$/', $argument, $m) !== 1) {
+    if (\preg_match('/^--(top|against|by)=(.+)$/', $argument, $m) !== 1) {
         $dir = '';
         break;
     }
     $options[$m[1]] = $m[2];
 }
 if ($dir === '' || !\is_dir($dir)) {
-    \fwrite(\STDERR, "Usage: php bench/async/instructions-by-function.php DIR [--top=40] [--against=OTHER_DIR]\n");
+    \fwrite(\STDERR, "Usage: php bench/async/instructions-by-function.php DIR [--top=40] [--against=OTHER_DIR] [--by=trace|function]\n");
     exit(2);
 }
 $top = (int) ($options['top'] ?? 40);
+$byFunction = ($options['by'] ?? 'trace') === 'function';
 
 /**
  * Self instructions per request by function name.
  *
  * @return array<string, float>
  */
-function perRequest(string $dir): array
+function perRequest(string $dir, bool $byFunction): array
 {
     $runs = [];
     foreach (\glob($dir . '/callgrind.*') ?: [] as $file) {
@@ -50,7 +54,8 @@ function perRequest(string $dir): array
     $b = selfCost($runs[$more], $dir . '/perf.map.' . $more);
     $result = [];
     foreach ($a + $b as $name => $_) {
-        $result[$name] = (($b[$name] ?? 0) - ($a[$name] ?? 0)) / ($more - $fewer);
+        $key = $byFunction ? \preg_replace('/^(JIT TRACE .+)\$\d+$/', '$1', $name) : $name;
+        $result[$key] = ($result[$key] ?? 0.0) + (($b[$name] ?? 0) - ($a[$name] ?? 0)) / ($more - $fewer);
     }
 
     return $result;
@@ -104,7 +109,7 @@ function jitName(array $ranges, int $address): ?string
     return null;
 }
 
-$now = perRequest($dir);
+$now = perRequest($dir, $byFunction);
 if (!isset($options['against'])) {
     \arsort($now);
     \printf("%10s  %s\n", 'per req', 'function (self instructions)');
@@ -114,7 +119,7 @@ if (!isset($options['against'])) {
     \printf("%10.0f  total\n", \array_sum($now));
     exit(0);
 }
-$other = perRequest((string) $options['against']);
+$other = perRequest((string) $options['against'], $byFunction);
 $change = [];
 foreach ($now + $other as $name => $_) {
     $change[$name] = ($now[$name] ?? 0.0) - ($other[$name] ?? 0.0);

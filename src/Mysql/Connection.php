@@ -518,6 +518,7 @@ final class Connection implements Executor
             $this->noteStatus($reader);
             if ($this->state === ConnectionState::Draining) {
                 $this->state = ConnectionState::Idle;
+                $this->transport->markIdle();
             }
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
@@ -546,6 +547,7 @@ final class Connection implements Executor
     {
         if ($this->state === ConnectionState::Busy) {
             $this->state = ConnectionState::Idle;
+            $this->transport->markIdle();
         }
     }
 

@@ -624,6 +624,9 @@ final class Connection implements Executor
                 $this->state = \pg_connection_status($this->handle) === \PGSQL_CONNECTION_OK
                     ? ConnectionState::Idle
                     : ConnectionState::Closed;
+                if ($this->state === ConnectionState::Idle) {
+                    $this->markIdle();
+                }
             }
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
@@ -664,7 +667,14 @@ final class Connection implements Executor
         }
         if ($this->state === ConnectionState::Busy) {
             $this->state = ConnectionState::Idle;
+            $this->markIdle();
         }
+    }
+
+    /** From here on the socket should stay silent: isAlive() may take the loop's word for it. */
+    private function markIdle(): void
+    {
+        ($this->idlePeek ??= new IdleSocketPeek($this->socket))->markIdle();
     }
 
     private function sendFailed(): PostgresException

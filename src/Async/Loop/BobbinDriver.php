@@ -44,6 +44,8 @@ final class BobbinDriver implements Driver
     // 8.2's tracing JIT calls a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
     /** @var float when the last poll returned (microtime): when what it found ready was found */
     public $polledAt = 0.0;
+    /** @var float when the last poll of streams returned (polledAt, unless the turn had no stream to poll) */
+    private $streamsPolledAt = 0.0;
     /** @var float when the loop went to its last poll: [previous polledAt, idleAt] is the stretch of work before it */
     private $idleAt = 0.0;
     /** @var float */
@@ -112,6 +114,21 @@ final class BobbinDriver implements Driver
     public function isReadableNow(mixed $stream): bool
     {
         return $this->poller->isReadableNow($stream);
+    }
+
+    /** Poller::waits(): a mark to ask stayedQuietSince() with later. */
+    public function waits(): int
+    {
+        return $this->poller->waits();
+    }
+
+    /**
+     * Poller::stayedQuietSince(), and the poll that says so returned less than $maxAge seconds
+     * ago; false when not known (stream_select(), or no poll since).
+     */
+    public function stayedQuietSince(int $key, int $since, float $maxAge): bool
+    {
+        return \microtime(true) - $this->streamsPolledAt < $maxAge && $this->poller->stayedQuietSince($key, $since);
     }
 
     /** Which poller this driver waits with (SelectPoller or EpollPoller). */
@@ -491,6 +508,7 @@ final class BobbinDriver implements Driver
                 }
             }
             $ready = $this->streams->poll($timeout);
+            $polledStreams = true;
             if ($this->batchDelay > 0) {
                 $this->lastPollWasSmall = $ready > 0 && $ready < $this->batchBelow;
             }
@@ -502,6 +520,9 @@ final class BobbinDriver implements Driver
         }
 
         $this->polledAt = \microtime(true);
+        if (isset($polledStreams)) {
+            $this->streamsPolledAt = $this->polledAt;
+        }
         $this->scheduler->runningSince = $now = \hrtime(true);
         $this->heartbeat?->busy($now);
         if ($registry->signalWatches !== []) {

@@ -46,6 +46,10 @@ final class EpollPoller implements Poller
     /** @var array<int, resource> */
     private array $alwaysWritable = [];
     private int $nextToken = 0;
+    /** @var int waits made (untyped: written on every turn, see docs/ASYNC.md, Rules) */
+    private $waits = 0;
+    /** @var int the last wait whose event buffer filled up: it may have left ready registrations unreported */
+    private $lastIncompleteWait = 0;
 
     public function __construct(private readonly LinuxEpoll $epoll, private readonly StreamDescriptors $descriptors)
     {
@@ -100,6 +104,11 @@ final class EpollPoller implements Poller
         $ready = 0;
         $stale = false;
         $count = $this->epoll->wait($timeout);
+        $this->waits++;
+        if ($count >= LinuxEpoll::MAX_EVENTS) {
+            // A full buffer may have left ready registrations for the next wait to report.
+            $this->lastIncompleteWait = $this->waits;
+        }
         $events = $this->epoll->events;
         for ($i = 0; $i < $count; $i++) {
             // Read in place: cheaper than copying the events out first, with the JIT or without.
@@ -159,6 +168,26 @@ final class EpollPoller implements Poller
         return $ready;
     }
 
+    public function waits(): int
+    {
+        return $this->waits;
+    }
+
+    /**
+     * A registration stays armed for reading after its last waiter left, and the first event
+     * nobody wants disarms it (or deletes it): so one armed for reading since before $since,
+     * with a complete wait made after it, had nothing to read at that wait. Meant for a stream
+     * nobody waited on meanwhile (an idle pooled connection): a waiter that came, read what
+     * arrived and left would not show.
+     */
+    public function stayedQuietSince(int $key, int $since): bool
+    {
+        $registration = $this->byKey[$key] ?? null;
+
+        return $registration !== null && $this->waits > $since && $this->lastIncompleteWait <= $since
+            && ($registration->armed & self::READ) !== 0 && $registration->readArmedAt <= $since;
+    }
+
     public function isReadableNow(mixed $stream): bool
     {
         $fd = $this->descriptors->numberOf($stream);
@@ -191,6 +220,7 @@ final class EpollPoller implements Poller
         $errno = $this->epoll->control(LinuxEpoll::MODIFY, $registration->fd, $registration->armed | $bit, $registration->token);
         if ($errno === 0) {
             $registration->armed |= $bit;
+            $this->noteArmed($registration, $bit);
 
             return;
         }
@@ -250,8 +280,17 @@ final class EpollPoller implements Poller
         }
         $registration = new EpollRegistration($fd, $token);
         $registration->armed = $bits;
+        $this->noteArmed($registration, $bits);
         $registration->add($key, $stream, $bits);
         $this->byKey[$key] = $this->byFd[$fd] = $this->byToken[$token] = $registration;
+    }
+
+    /** A wait that began before reading was armed says nothing of the stream's quiet. */
+    private function noteArmed(EpollRegistration $registration, int $bits): void
+    {
+        if (($bits & self::READ) !== 0) {
+            $registration->readArmedAt = $this->waits + 1;
+        }
     }
 
     /** @param resource $stream */
@@ -319,6 +358,7 @@ final class EpollPoller implements Poller
             $errno = $this->epoll->control(LinuxEpoll::ADD, $registration->fd, $registration->wanted, $registration->token);
             if ($errno === 0) {
                 $registration->armed = $registration->wanted;
+                $this->noteArmed($registration, $registration->wanted);
                 continue;
             }
             $this->forget($registration);

@@ -17,6 +17,8 @@ final class EpollRegistration
 {
     /** Event bits registered with the kernel: may exceed $wanted until an unwanted event comes. */
     public int $armed = 0;
+    /** EpollPoller's wait count (plus one) when reading was last armed: see stayedQuietSince(). */
+    public int $readArmedAt = 0;
     /** What the streams want: $mask, or the union of $masks. */
     public int $wanted = 0;
     /** Whether one stream only is registered here: then it is $key, $stream and $mask (the fast path). */

@@ -54,6 +54,22 @@ interface Poller
      */
     public function isReadableNow(mixed $stream): bool;
 
+    /**
+     * How many waits this poller has made: taken when a connection goes idle, it is what
+     * stayedQuietSince() is asked with at the connection's next checkout.
+     */
+    public function waits(): int;
+
+    /**
+     * Whether stream $key has had nothing to read since wait number $since: true when the poller
+     * watched it for reading, without a break, through the waits made after that one, and they
+     * saw every ready stream and found nothing on it. That needs a poller that keeps watching a
+     * stream after its last waiter left (epoll's lazy disarming); false means "not known", and
+     * the caller asks the socket itself. The answer is as of the last wait: what arrived since
+     * is not seen.
+     */
+    public function stayedQuietSince(int $key, int $since): bool;
+
     /** The highest descriptor number plus one this poller can watch, or null when only RLIMIT_NOFILE bounds it. */
     public function descriptorCeiling(): ?int;
 }

@@ -77,6 +77,17 @@ final class SelectPoller implements Poller
         throw new \Error('stream_select() failed: ' . $message);
     }
 
+    /** stream_select() watches only the streams someone waits on: nothing is known of the others. */
+    public function waits(): int
+    {
+        return 0;
+    }
+
+    public function stayedQuietSince(int $key, int $since): bool
+    {
+        return false;
+    }
+
     public function isReadableNow(mixed $stream): bool
     {
         $read = [$stream];

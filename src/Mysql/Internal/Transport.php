@@ -189,6 +189,12 @@ final class Transport
         return $this->idlePeek->hasArrived();
     }
 
+    /** The exchange is over and the session idle: what hasArrived() may ask the loop about. */
+    public function markIdle(): void
+    {
+        ($this->idlePeek ??= new IdleSocketPeek($this->stream))->markIdle();
+    }
+
     public function isClosed(): bool
     {
         return $this->closed;

@@ -131,6 +131,32 @@ final class ConnectionPoolTest extends PostgresTestCase
         self::assertSame(1, $pool->statistics()->open);
     }
 
+    public function testAConnectionTerminatedWhileTheLoopPolledIsReplacedWithoutAnError(): void
+    {
+        $pool = $this->pool(maxSize: 2);
+        $killer = $this->connect();
+        // A stream the loop watches all along, as a server's listening socket: the loop polls.
+        [$listening, $peer] = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        $watch = Async::watchReadable($listening, static function (): void {
+        });
+        try {
+            $pid = $pool->queryValue('SELECT pg_backend_pid()');
+            Async::delay(0.01); // polls made while the connection is idle and quiet
+            self::assertTrue($killer->queryValue('SELECT pg_terminate_backend($1)', [$pid]));
+            self::awaitExit($pid);
+            // Polls that see the FATAL and the end of the stream arrive, which nobody waits for:
+            // the checkout must not take the earlier polls' word that the socket is quiet.
+            Async::delay(0.01);
+
+            self::assertNotSame($pid, $pool->queryValue('SELECT pg_backend_pid()'));
+            self::assertSame(1, $pool->statistics()->discarded);
+            self::assertSame(1, $pool->queryValue('SELECT 1'), 'a connection the loop found quiet just now is taken as it is');
+        } finally {
+            Async::cancelWatch($watch);
+            \fclose($peer);
+        }
+    }
+
     /** Polls the (local) backend process until it is gone; pg_terminate_backend()'s own wait polls every 100 ms. */
     private static function awaitExit(int $pid): void
     {
