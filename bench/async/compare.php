@@ -7,7 +7,8 @@ declare(strict_types=1);
  *
  * Runs bench/async/SCRIPT.php once per variant per round, interleaved (A B C, A B C, ...), so
  * that whatever else the machine does falls on every variant alike; then prints each variant's
- * median, minimum and maximum of the metric and the ratio of medians to the first variant.
+ * median, minimum and maximum of the metric, the ratio of medians to the first variant, and the
+ * median and range of the per-round ratios (each run against the first variant's run of its round).
  * DRIVER sets BOBBIN_LOOP_DRIVER for that variant (none: the checkout's default). ARGS go to
  * the script; --env=NAME:KEY=VALUE sets an environment variable for one variant's runs (two
  * variants of one checkout: the same code with another setting); --jit=yes runs it with opcache and the tracing JIT. Hold the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/async/compare.php …
@@ -87,10 +88,15 @@ $median = static function (array $values): float {
     return $count % 2 === 1 ? $values[\intdiv($count, 2)] : ($values[$count / 2 - 1] + $values[$count / 2]) / 2;
 };
 $first = null;
+$firstValues = [];
 \printf("%s, %d interleaved rounds, args: %s\n", $metric, (int) $options['repeat'], \implode(' ', $scriptArgs));
-\printf("| variant | median | min | max | ratio |\n|---|---|---|---|---|\n");
+\printf("| variant | median | min | max | ratio | ratio per round: median (min–max) |\n|---|---|---|---|---|---|\n");
 foreach ($samples as $name => $values) {
     $m = $median($values);
     $first ??= $m;
-    \printf("| %s | %.2f | %.2f | %.2f | %.3f |\n", $name, $m, \min($values), \max($values), $m / $first);
+    $firstValues = $firstValues === [] ? $values : $firstValues;
+    // Each round's ratio to the first variant's run of that round: runs of one round share the
+    // machine's state of the moment, so these ratios spread less than the figures themselves.
+    $paired = \array_map(static fn (float $value, float $base): float => $value / \max(1e-9, $base), $values, $firstValues);
+    \printf("| %s | %.2f | %.2f | %.2f | %.3f | %.3f (%.3f–%.3f) |\n", $name, $m, \min($values), \max($values), $m / $first, $median($paired), \min($paired), \max($paired));
 }

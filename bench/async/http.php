@@ -30,7 +30,8 @@ declare(strict_types=1);
  * --syscalls counts the server's system calls over the same run with `perf stat` on the
  * syscalls:sys_enter_* tracepoints (kernel counters, no ptrace stop per call, so the run keeps
  * its pace) and adds per request (per CRUD cycle): syscalls_per_unit, the calls by name, and
- * waits_per_unit, the calls that wait for readiness (select, epoll_wait, poll): loop turns. An
+ * waits_per_unit, the calls that wait for readiness (select, epoll_wait, poll): loop turns;
+ * context_switches_per_unit and page_faults_per_unit (perf's software events) likewise. An
  * unsaturated server's CPU per request follows its turns per request, which is why these are
  * worth having beside the CPU figure.
  */
@@ -131,7 +132,7 @@ function residentKib(int $pid): int
 function startSyscallCount(int $pid): array
 {
     $file = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-syscalls-');
-    $perf = \proc_open(['perf', 'stat', '-x', ',', '-e', 'syscalls:sys_enter_*', '-p', (string) $pid, '-o', $file], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+    $perf = \proc_open(['perf', 'stat', '-x', ',', '-e', 'syscalls:sys_enter_*,context-switches,page-faults', '-p', (string) $pid, '-o', $file], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
     if (!\is_resource($perf)) {
         throw new \RuntimeException('--syscalls needs perf (Debian: linux-perf)');
     }
@@ -152,8 +153,8 @@ function stopSyscallCount(array $counter): array
     $calls = [];
     foreach (\file($file, \FILE_IGNORE_NEW_LINES) ?: [] as $line) {
         $fields = \explode(',', $line);
-        if (\count($fields) > 2 && \ctype_digit($fields[0]) && \preg_match('/sys_enter_(\w+)$/', $fields[2], $name) === 1 && (int) $fields[0] > 0) {
-            $calls[$name[1]] = (int) $fields[0];
+        if (\count($fields) > 2 && \ctype_digit($fields[0]) && \preg_match('/sys_enter_(\w+)$|^(context-switches|page-faults)$/', $fields[2], $name) === 1 && (int) $fields[0] > 0) {
+            $calls[$name[1] !== '' ? $name[1] : $name[2]] = (int) $fields[0];
         }
     }
     @\unlink($file);
@@ -170,6 +171,8 @@ function stopSyscallCount(array $counter): array
  */
 function syscallsPerUnit(array $calls, int $units): array
 {
+    $events = \array_intersect_key($calls, ['context-switches' => 0, 'page-faults' => 0]);
+    $calls = \array_diff_key($calls, $events);
     \arsort($calls);
     $perUnit = \array_map(static fn (int $count): float => \round($count / \max(1, $units), 2), $calls);
     $waits = \array_intersect_key($calls, \array_flip(['select', 'pselect6', 'epoll_wait', 'epoll_pwait', 'poll', 'ppoll']));
@@ -178,6 +181,8 @@ function syscallsPerUnit(array $calls, int $units): array
         'syscalls_per_unit' => \round(\array_sum($calls) / \max(1, $units), 2),
         'waits_per_unit' => \round(\array_sum($waits) / \max(1, $units), 3),
         'syscalls_by_name' => \array_filter($perUnit, static fn (float $count): bool => $count >= 0.01),
+        'context_switches_per_unit' => \round(($events['context-switches'] ?? 0) / \max(1, $units), 3),
+        'page_faults_per_unit' => \round(($events['page-faults'] ?? 0) / \max(1, $units), 3),
     ];
 }
 

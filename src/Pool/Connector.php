@@ -24,8 +24,9 @@ interface Connector
     public function open(?Cancellation $cancellation): object;
 
     /**
-     * Whether the server closed it while idle, without a round trip (a zero-timeout poll of its
-     * socket, a peek): asked at every checkout, so it must cost well under a microsecond.
+     * Whether the server closed it while idle, without a round trip (Async\IdleSocketPeek: a
+     * peek, or what the loop's last poll saw): asked at every checkout, so it must cost well
+     * under a microsecond.
      *
      * @param C $connection
      */
