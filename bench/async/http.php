@@ -4,11 +4,16 @@ declare(strict_types=1);
 
 /*
  * bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
- *                          [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]
+ *                          [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
  * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
- * running POST, GET, PUT, DELETE), and the figure is server CPU per CRUD cycle.
+ * running POST, GET, PUT, DELETE), and the figure is server CPU per CRUD cycle. The embedded
+ * PostgreSQL (postmaster and every backend) is pinned to --database-cpu (default: the load
+ * generator's CPU, as bench/run does) for the run and unpinned after; --database-cpu=none leaves
+ * it to the scheduler, which puts backends on the server's core too, so that the server's CPU
+ * then also carries sharing its core with them. A --database-url of another server is not
+ * pinned (the line says database_pinned: false).
  *
  * Server CPU per request of `bin/bobbin serve examples/hello.php --workers=1 [--single-process]` from the checkout
  * at ROOT, pinned to one core (taskset), under `wrk -t1 -cN -dS` pinned to the other, with
@@ -55,7 +60,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
@@ -64,6 +69,8 @@ $connections = (int) ($options['connections'] ?? 50);
 $duration = (int) ($options['duration'] ?? 5);
 $serverCpu = (string) ($options['server-cpu'] ?? '0');
 $loadCpu = (string) ($options['load-cpu'] ?? '1');
+$databaseCpu = (string) ($options['database-cpu'] ?? $loadCpu);
+$postmasterPidFile = \dirname(__DIR__, 2) . '/var/pg/data/postmaster.pid';
 
 function freePort(): int
 {
@@ -126,6 +133,21 @@ function serverHeap(int $port): int
 function residentKib(int $pid): int
 {
     return \preg_match('/^VmRSS:\s+(\d+) kB/m', (string) \file_get_contents("/proc/$pid/status"), $m) === 1 ? (int) $m[1] : 0;
+}
+
+/** Pins the postmaster named in $pidFile and every backend to $cpus (new backends inherit its mask); false when it is not running. */
+function pinDatabase(string $pidFile, string $cpus): bool
+{
+    $postmaster = (int) \strtok((string) @\file_get_contents($pidFile), "\n");
+    if ($postmaster <= 0 || !\is_dir("/proc/$postmaster")) {
+        return false;
+    }
+    require_once __DIR__ . '/../lib/ProcessTree.php';
+    foreach (\Bobbin\Bench\ProcessTree::expand([$postmaster]) as $pid) {
+        \exec(\sprintf('taskset -a -p -c %s %d >/dev/null 2>&1', \escapeshellarg($cpus), $pid));
+    }
+
+    return true;
 }
 
 /** @return array{0: resource, 1: string} perf stat counting PID's system calls into a file */
@@ -201,6 +223,7 @@ if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.ph
     // Newer checkouts supervise even one worker; the CPU read below is this one process's.
     $command[] = '--single-process';
 }
+$databasePinned = $crud && $databaseCpu !== 'none' && !isset($options['database-url']) && pinDatabase($postmasterPidFile, $databaseCpu);
 $server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes, null, [...\getenv(), 'DATABASE_URL' => $databaseUrl]);
 if (!\is_resource($server)) {
     exit(1);
@@ -292,7 +315,7 @@ try {
         'requests' => $requests, 'req_per_s' => \round($requests / (float) $m[2]),
         ($crud ? 'cpu_us_per_crud' : 'cpu_us_per_request') => \round($cpu / \max(1, $requests) * 1e6, 2), 'server_cpu_s' => $cpu,
         'kernel_share' => \round(($splitAfter[1] - $splitBefore[1]) / \max(0.01, $cpu), 3),
-        'max_connections_lowered_to' => $capped, 'p99_ms' => $p99, ...$memory, ...$syscalls, 'errors' => \trim($errors),
+        'max_connections_lowered_to' => $capped, ...($crud ? ['database_pinned' => $databasePinned ? $databaseCpu : false] : []), 'p99_ms' => $p99, ...$memory, ...$syscalls, 'errors' => \trim($errors),
     ]), "\n";
 } finally {
     \proc_terminate($server, \SIGTERM);
@@ -304,4 +327,7 @@ try {
     }
     \proc_close($server);
     @\unlink($log);
+    if ($databasePinned) {
+        pinDatabase($postmasterPidFile, '0-' . (\max(1, (int) \shell_exec('nproc')) - 1));
+    }
 }
