@@ -39,7 +39,6 @@ final class LinuxEpoll
     private const CLOEXEC = 0x80000;
     private const POLLIN = 0x001;
     /** Ready descriptors taken per wait; more stay ready (level-triggered) for the next one. */
-    /** The most events one wait() reports; more ready descriptors wait for the next one. */
     public const MAX_EVENTS = 512;
     /** Timeouts from here on are waited in milliseconds; shorter ones in nanoseconds (epoll_pwait2). */
     private const MILLISECONDS_ENOUGH = 0.1;
