@@ -11,10 +11,11 @@ declare(strict_types=1);
  * median and range of the per-round ratios (each run against the first variant's run of its round).
  * DRIVER sets BOBBIN_LOOP_DRIVER for that variant (none: the checkout's default). ARGS go to
  * the script; --env=NAME:KEY=VALUE sets an environment variable for one variant's runs (two
- * variants of one checkout: the same code with another setting); --jit=yes runs it with opcache and the tracing JIT. Hold the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/async/compare.php …
+ * variants of one checkout: the same code with another setting), --args=NAME:ARGUMENT adds an
+ * argument to one variant's (--args=lean:--serve-arg=--job-workers=0); --jit=yes runs it with opcache and the tracing JIT. Hold the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/async/compare.php …
  */
 
-$options = ['variant' => [], 'env' => [], 'repeat' => '5', 'script' => 'loop', 'metric' => '', 'jit' => 'no'];
+$options = ['variant' => [], 'env' => [], 'args' => [], 'repeat' => '5', 'script' => 'loop', 'metric' => '', 'jit' => 'no'];
 $scriptArgs = [];
 $args = \array_slice($argv, 1);
 while (($argument = \array_shift($args)) !== null) {
@@ -26,7 +27,7 @@ while (($argument = \array_shift($args)) !== null) {
         \fwrite(\STDERR, "Unknown argument $argument\n");
         exit(2);
     }
-    if ($m[1] === 'variant' || $m[1] === 'env') {
+    if ($m[1] === 'variant' || $m[1] === 'env' || $m[1] === 'args') {
         $options[$m[1]][] = $m[2];
     } else {
         $options[$m[1]] = $m[2];
@@ -38,7 +39,7 @@ foreach ($options['variant'] as $spec) {
         \fwrite(\STDERR, "A variant is NAME=ROOT[:DRIVER], got $spec\n");
         exit(2);
     }
-    $variants[$m[1]] = ['root' => (string) \realpath($m[2]), 'driver' => $m[3] ?? '', 'env' => []];
+    $variants[$m[1]] = ['root' => (string) \realpath($m[2]), 'driver' => $m[3] ?? '', 'env' => [], 'args' => []];
 }
 foreach ($options['env'] as $spec) {
     if (\preg_match('/^([^:]+):([A-Za-z_][A-Za-z0-9_]*)=(.*)$/', $spec, $m) !== 1 || !isset($variants[$m[1]])) {
@@ -46,6 +47,13 @@ foreach ($options['env'] as $spec) {
         exit(2);
     }
     $variants[$m[1]]['env'][$m[2]] = $m[3];
+}
+foreach ($options['args'] as $spec) {
+    if (\preg_match('/^([^:]+):(.+)$/', $spec, $m) !== 1 || !isset($variants[$m[1]])) {
+        \fwrite(\STDERR, "An --args is NAME:ARGUMENT for a NAME given by --variant, got $spec\n");
+        exit(2);
+    }
+    $variants[$m[1]]['args'][] = $m[2];
 }
 if ($variants === []) {
     \fwrite(\STDERR, "Usage: php bench/async/compare.php --script=loop|http --variant=NAME=ROOT[:DRIVER] ... [--repeat=5] [--metric=M] -- ARGS...\n");
@@ -65,7 +73,7 @@ for ($round = 1; $round <= (int) $options['repeat']; $round++) {
             $env['BOBBIN_LOOP_DRIVER'] = $variant['driver'];
         }
         $env = [...$env, ...$variant['env']];
-        $process = \proc_open([\PHP_BINARY, ...$phpFlags, $script, $variant['root'], ...$scriptArgs], [1 => ['pipe', 'w']], $pipes, null, $env);
+        $process = \proc_open([\PHP_BINARY, ...$phpFlags, $script, $variant['root'], ...$scriptArgs, ...$variant['args']], [1 => ['pipe', 'w']], $pipes, null, $env);
         \assert(\is_resource($process));
         $output = (string) \stream_get_contents($pipes[1]);
         \fclose($pipes[1]);

@@ -5,6 +5,7 @@ declare(strict_types=1);
 /*
  * bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1]
  *                          [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]
+ *                          [--serve-arg=OPTION]
  *
  * With --crud: `apps/aircraft/server.php` against the PostgreSQL at URL (default: this
  * checkout's `scripts/pg url`) under bench/loadgen's bobbin-crud-load (50 connections, each
@@ -60,7 +61,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
-[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls]');
+[$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls] [--serve-arg=OPTION]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
 $databaseUrl = \is_string($options['database-url'] ?? null) ? $options['database-url'] : \trim((string) \shell_exec(\escapeshellarg(\dirname(__DIR__, 2) . '/scripts/pg') . ' url'));
@@ -218,6 +219,10 @@ $command = ['taskset', '-c', $serverCpu, \PHP_BINARY, $root . '/bin/bobbin', 'se
     '--workers=1', '--listen=127.0.0.1:' . $port, '--max-connections=' . ($idle + $connections + 100), '--log-level=notice'];
 if (isset($options['memory-limit'])) {
     $command[] = '--memory-limit=' . $options['memory-limit'];
+}
+if (isset($options['serve-arg'])) {
+    // One more option for `bin/bobbin serve` (--serve-arg=--job-workers=0).
+    $command[] = (string) $options['serve-arg'];
 }
 if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.php'), "'single-process'")) {
     // Newer checkouts supervise even one worker; the CPU read below is this one process's.
