@@ -9,6 +9,7 @@ use Bobbin\Async\Future;
 use Bobbin\Mysql\Exception\ConnectionLostException;
 use Bobbin\Mysql\Exception\PoolTimeoutException;
 use Bobbin\Mysql\Exception\QueryException;
+use Bobbin\Tests\Support\Async\BusyLoop;
 use Bobbin\Tests\Support\Mysql\EmbeddedMysql;
 
 final class ConnectionPoolTest extends MysqlTestCase
@@ -108,6 +109,23 @@ final class ConnectionPoolTest extends MysqlTestCase
         self::assertNotSame($id, $pool->queryValue('SELECT CONNECTION_ID()'));
         self::assertSame(1, $pool->statistics()->discarded);
         self::assertSame(1, $pool->statistics()->open);
+    }
+
+    public function testAConnectionKilledWhileTheLoopPolledIsReplacedWithoutAnError(): void
+    {
+        $pool = $this->pool(maxSize: 2);
+        BusyLoop::during(static function () use ($pool): void {
+            $id = $pool->queryValue('SELECT CONNECTION_ID()');
+            Async::delay(0.01); // polls made while the connection is idle and quiet
+            EmbeddedMysql::client("KILL $id");
+            // Polls that see the end of the stream arrive, which nobody waits for: the checkout
+            // must not take the earlier polls' word that the socket is quiet.
+            Async::delay(0.05);
+
+            self::assertNotSame($id, $pool->queryValue('SELECT CONNECTION_ID()'));
+            self::assertSame(1, $pool->statistics()->discarded);
+            self::assertSame(1, $pool->queryValue('SELECT 1'), 'a connection the loop found quiet just now is taken as it is');
+        });
     }
 
     public function testKillingAConnectionInUseGivesConnectionLostAndThePoolRecovers(): void

@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Future;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Postgres\Exception\PoolTimeoutException;
+use Bobbin\Tests\Support\Async\BusyLoop;
 use Bobbin\Tests\Support\EmbeddedPostgres;
 use PHPUnit\Framework\Attributes\DataProvider;
 
@@ -135,11 +136,7 @@ final class ConnectionPoolTest extends PostgresTestCase
     {
         $pool = $this->pool(maxSize: 2);
         $killer = $this->connect();
-        // A stream the loop watches all along, as a server's listening socket: the loop polls.
-        [$listening, $peer] = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        $watch = Async::watchReadable($listening, static function (): void {
-        });
-        try {
+        BusyLoop::during(static function () use ($pool, $killer): void {
             $pid = $pool->queryValue('SELECT pg_backend_pid()');
             Async::delay(0.01); // polls made while the connection is idle and quiet
             self::assertTrue($killer->queryValue('SELECT pg_terminate_backend($1)', [$pid]));
@@ -151,10 +148,7 @@ final class ConnectionPoolTest extends PostgresTestCase
             self::assertNotSame($pid, $pool->queryValue('SELECT pg_backend_pid()'));
             self::assertSame(1, $pool->statistics()->discarded);
             self::assertSame(1, $pool->queryValue('SELECT 1'), 'a connection the loop found quiet just now is taken as it is');
-        } finally {
-            Async::cancelWatch($watch);
-            \fclose($peer);
-        }
+        });
     }
 
     /** Polls the (local) backend process until it is gone; pg_terminate_backend()'s own wait polls every 100 ms. */
