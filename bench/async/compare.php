@@ -96,13 +96,13 @@ $median = static function (array $values): float {
     return $count % 2 === 1 ? $values[\intdiv($count, 2)] : ($values[$count / 2 - 1] + $values[$count / 2]) / 2;
 };
 $first = null;
-$firstValues = [];
+$firstValues = null;
 \printf("%s, %d interleaved rounds, args: %s\n", $metric, (int) $options['repeat'], \implode(' ', $scriptArgs));
 \printf("| variant | median | min | max | ratio | ratio per round: median (min–max) |\n|---|---|---|---|---|---|\n");
 foreach ($samples as $name => $values) {
     $m = $median($values);
     $first ??= $m;
-    $firstValues = $firstValues === [] ? $values : $firstValues;
+    $firstValues ??= $values;
     // Each round's ratio to the first variant's run of that round: runs of one round share the
     // machine's state of the moment, so these ratios spread less than the figures themselves.
     $paired = \array_map(static fn (float $value, float $base): float => $value / \max(1e-9, $base), $values, $firstValues);

@@ -61,6 +61,7 @@ if (\preg_match('/^--hold=(\d+):(\d+)$/', $argv[1] ?? '', $hold) === 1) {
 }
 
 require __DIR__ . '/options.php';
+require \dirname(__DIR__) . '/lib/autoload.php';
 [$root, $options] = benchArguments($argv, 'php bench/async/http.php ROOT [--app=FILE] [--idle=N] [--connections=50] [--duration=5] [--server-cpu=0] [--load-cpu=1] [--crud --database-url=URL --database-cpu=CPUS|none] [--heap] [--memory-limit=SIZE] [--settle=S] [--syscalls] [--serve-arg=OPTION]');
 $crud = isset($options['crud']);
 $heap = isset($options['heap']) && !$crud;
@@ -71,7 +72,7 @@ $duration = (int) ($options['duration'] ?? 5);
 $serverCpu = (string) ($options['server-cpu'] ?? '0');
 $loadCpu = (string) ($options['load-cpu'] ?? '1');
 $databaseCpu = (string) ($options['database-cpu'] ?? $loadCpu);
-$postmasterPidFile = \dirname(__DIR__, 2) . '/var/pg/data/postmaster.pid';
+$database = new Bobbin\Bench\Database(\dirname(__DIR__, 2));
 
 function freePort(): int
 {
@@ -134,21 +135,6 @@ function serverHeap(int $port): int
 function residentKib(int $pid): int
 {
     return \preg_match('/^VmRSS:\s+(\d+) kB/m', (string) \file_get_contents("/proc/$pid/status"), $m) === 1 ? (int) $m[1] : 0;
-}
-
-/** Pins the postmaster named in $pidFile and every backend to $cpus (new backends inherit its mask); false when it is not running. */
-function pinDatabase(string $pidFile, string $cpus): bool
-{
-    $postmaster = (int) \strtok((string) @\file_get_contents($pidFile), "\n");
-    if ($postmaster <= 0 || !\is_dir("/proc/$postmaster")) {
-        return false;
-    }
-    require_once __DIR__ . '/../lib/ProcessTree.php';
-    foreach (\Bobbin\Bench\ProcessTree::expand([$postmaster]) as $pid) {
-        \exec(\sprintf('taskset -a -p -c %s %d >/dev/null 2>&1', \escapeshellarg($cpus), $pid));
-    }
-
-    return true;
 }
 
 /** @return array{0: resource, 1: string} perf stat counting PID's system calls into a file */
@@ -228,7 +214,10 @@ if (\str_contains((string) @\file_get_contents($root . '/src/Cli/ServeCommand.ph
     // Newer checkouts supervise even one worker; the CPU read below is this one process's.
     $command[] = '--single-process';
 }
-$databasePinned = $crud && $databaseCpu !== 'none' && !isset($options['database-url']) && pinDatabase($postmasterPidFile, $databaseCpu);
+$databasePinned = $crud && $databaseCpu !== 'none' && !isset($options['database-url']) && \is_dir('/proc/' . $database->postmasterPid());
+if ($databasePinned) {
+    $database->pin($databaseCpu);
+}
 $server = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'w']], $pipes, null, [...\getenv(), 'DATABASE_URL' => $databaseUrl]);
 if (!\is_resource($server)) {
     exit(1);
@@ -333,6 +322,6 @@ try {
     \proc_close($server);
     @\unlink($log);
     if ($databasePinned) {
-        pinDatabase($postmasterPidFile, '0-' . (\max(1, (int) \shell_exec('nproc')) - 1));
+        $database->pin('0-' . (Bobbin\Bench\Machine::cpuCount() - 1));
     }
 }

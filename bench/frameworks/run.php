@@ -37,15 +37,7 @@ use Bobbin\Bench\Server\BobbinServer;
 use Bobbin\Bench\Server\FpmServer;
 use Bobbin\Bench\Server\Server;
 
-\spl_autoload_register(static function (string $class): void {
-    $prefix = 'Bobbin\\Bench\\';
-    if (\str_starts_with($class, $prefix)) {
-        $file = \dirname(__DIR__) . '/lib/' . \str_replace('\\', '/', \substr($class, \strlen($prefix))) . '.php';
-        if (\is_file($file)) {
-            require $file;
-        }
-    }
-});
+require \dirname(__DIR__) . '/lib/autoload.php';
 \ignore_user_abort(true);
 
 const SERVER_CPU = '0';

@@ -23,15 +23,7 @@ namespace Bobbin\Bench;
 use Bobbin\Bench\Load\FreshRequestProbe;
 use Bobbin\Bench\Server\BobbinServer;
 
-\spl_autoload_register(static function (string $class): void {
-    $prefix = 'Bobbin\\Bench\\';
-    if (\str_starts_with($class, $prefix)) {
-        $file = \dirname(__DIR__) . '/lib/' . \str_replace('\\', '/', \substr($class, \strlen($prefix))) . '.php';
-        if (\is_file($file)) {
-            require $file;
-        }
-    }
-});
+require \dirname(__DIR__) . '/lib/autoload.php';
 \ignore_user_abort(true);
 
 const ATTACKS = [

@@ -128,7 +128,8 @@ final class BobbinDriver implements Driver
      */
     public function stayedQuietSince(int $key, int $since, float $maxAge): bool
     {
-        return \microtime(true) - $this->streamsPolledAt < $maxAge && $this->poller->stayedQuietSince($key, $since);
+        // The poller first: on select it always says no, and then no clock is read.
+        return $this->poller->stayedQuietSince($key, $since) && \microtime(true) - $this->streamsPolledAt < $maxAge;
     }
 
     /** Which poller this driver waits with (SelectPoller or EpollPoller). */
@@ -494,6 +495,7 @@ final class BobbinDriver implements Driver
             $timeout = \max(0.0, $nextTimer - \hrtime(true) / 1e9);
         }
 
+        $polledStreams = false;
         $this->heartbeat?->idle();
         $this->scheduler->runningSince = 0;
         $this->previousPolledAt = $this->polledAt;
@@ -520,7 +522,7 @@ final class BobbinDriver implements Driver
         }
 
         $this->polledAt = \microtime(true);
-        if (isset($polledStreams)) {
+        if ($polledStreams) {
             $this->streamsPolledAt = $this->polledAt;
         }
         $this->scheduler->runningSince = $now = \hrtime(true);
