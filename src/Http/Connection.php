@@ -273,6 +273,33 @@ final class Connection
         return \sprintf('%s %s%s', $head->method, $head->target, $culprit ? ' (its code ended the process)' : '');
     }
 
+    /**
+     * For the process's shutdown, after endAbruptly(): a client whose request had arrived but
+     * not reached the application yet (queued behind the one that ended the process, read in
+     * part, or still in the socket) is answered 503 with Retry-After instead of meeting a reset;
+     * an idle connection is closed. True when a request was turned away.
+     */
+    public function turnAwayAtEnd(): bool
+    {
+        if ($this->closed) {
+            return false;
+        }
+        $waiting = $this->parser->buffer !== ''
+            || $this->phase === ConnectionPhase::ReadingHead
+            || $this->phase === ConnectionPhase::ReadingBody;
+        if (!$waiting && $this->phase === ConnectionPhase::Idle) {
+            $bytes = @\fread($this->socket, self::READ_BYTES);
+            $waiting = \is_string($bytes) && $bytes !== '';
+        }
+        if ($waiting) {
+            @\fwrite($this->socket, $this->context->framer->errorResponse(503));
+        }
+        @\fclose($this->socket);
+        $this->closed = true;
+
+        return $waiting;
+    }
+
     /** Closes the socket now; a fiber waiting on it wakes with StreamClosedException. */
     public function close(): void
     {

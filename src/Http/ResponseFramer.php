@@ -180,6 +180,8 @@ final class ResponseFramer
         }
 
         return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
+            // A 503 is the server's state, not the request's fault: a client may try again soon.
+            . ($status === 503 ? "Retry-After: 1\r\n" : '')
             . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)
             . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
     }

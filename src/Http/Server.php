@@ -323,23 +323,29 @@ final class Server
     public function reportAbruptEnd(): void
     {
         $requests = [];
-        foreach ($this->connections->all() as $connection) {
+        $connections = $this->connections->all();
+        foreach ($connections as $connection) {
             $described = $connection->endAbruptly();
             if ($described !== null) {
                 $requests[] = $described;
             }
         }
-        if ($requests === []) {
+        $turnedAway = 0;
+        foreach ($connections as $connection) {
+            $turnedAway += (int) $connection->turnAwayAtEnd();
+        }
+        if ($requests === [] && $turnedAway === 0) {
             return;
         }
         $error = \error_get_last();
         $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR)) !== 0;
-        $this->logger->critical('The process ended while handling {count} request(s): {requests}; {cause}', [
+        $this->logger->critical('The process ended while handling {count} request(s): {requests}; {cause}{waiting}', [
             'count' => \count($requests),
-            'requests' => \implode(', ', $requests),
+            'requests' => $requests === [] ? 'none' : \implode(', ', $requests),
             'cause' => $fatal
                 ? \sprintf('fatal error: %s in %s:%d', $error['message'], $error['file'], $error['line'])
                 : 'exit() or die was called',
+            'waiting' => $turnedAway === 0 ? '' : \sprintf('; %d request(s) not yet started were answered 503', $turnedAway),
         ]);
     }
 

@@ -20,12 +20,14 @@ final class AbruptEndReport
     {
     }
 
-    public static function register(Server $server): void
+    /** @param (\Closure(): void)|null $then runs after the report, with the reserve released (a worker's last word to its master) */
+    public static function register(Server $server, ?\Closure $then = null): void
     {
         $reserve = \str_repeat("\0", self::RESERVE_BYTES);
-        \register_shutdown_function(static function () use ($server, &$reserve): void {
+        \register_shutdown_function(static function () use ($server, &$reserve, $then): void {
             $reserve = null;
             $server->reportAbruptEnd();
+            $then?->__invoke();
         });
     }
 }

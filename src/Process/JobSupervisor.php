@@ -268,6 +268,7 @@ final class JobSupervisor
         }
         $worker->state = WorkerState::Ready;
         $worker->readyAt = \microtime(true);
+        $this->restarts->workerServed(); // a job worker that is ready serves tasks
         $this->changed = true;
         if ($this->phase === MasterPhase::Starting) {
             if ($this->countReady($this->generation) === $this->config->workers) {
@@ -335,15 +336,12 @@ final class JobSupervisor
         }
         $now = \microtime(true);
         // After ready, a death is a task's doing (exit(), a fatal error, a kill on timeout), not a crash loop.
-        $delay = $this->restarts->workerDied($worker->readyAt !== null ? \INF : $now - $worker->started, $worker->readyAt !== null);
-        if ($delay === null) {
-            $this->failure ??= new MasterFailedException(\sprintf(
-                'crash loop: %d job workers in a row died before they were ready; the last: %s',
-                $this->restarts->quickDeathsInARow(),
-                $reason,
-            ));
-
-            return;
+        $wasInCrashLoop = $this->restarts->inCrashLoop();
+        $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null, $worker->readyAt !== null);
+        if ($this->restarts->inCrashLoop() && !$wasInCrashLoop) {
+            $this->logger->error('crash loop: {count} job workers in a row died before they were ready; replacements keep starting, at most {max} s apart. The last: {reason}', [
+                'count' => $this->restarts->quickDeathsInARow(), 'max' => $this->restarts->maxDelay, 'reason' => $reason,
+            ]);
         }
         $this->nextSpawnAt = \max($this->nextSpawnAt, $now + $delay);
         $this->logger->warning($delay > 0.0 ? 'Job worker {pid} {how}; a replacement starts in {delay} s' : 'Job worker {pid} {how}; starting a replacement', [

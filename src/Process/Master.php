@@ -213,6 +213,10 @@ final class Master
             case WorkerMessage::STATS:
                 $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
                 $this->statusDirty = true;
+                if ($worker->hasServed() && $this->restarts->inCrashLoop()) {
+                    $this->restarts->workerServed();
+                    $this->logger->notice('Worker {pid} serves: the crash loop is over', ['pid' => $worker->pid]);
+                }
                 break;
             case WorkerMessage::METRICS:
                 $families = [];
@@ -360,27 +364,25 @@ final class Master
             return;
         }
         $reason = $worker->bootError ?? \sprintf('worker %d %s%s', $worker->pid, $how, $worker->readyAt === null ? ' before it was ready' : '');
-        if ($this->phase === MasterPhase::Starting) {
+        $served = $worker->hasServed();
+        if ($this->phase === MasterPhase::Starting && $worker->readyAt === null) {
             $this->fail(new MasterFailedException($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
 
             return;
         }
-        if ($worker->generation === $this->pendingGeneration) {
+        if ($worker->generation === $this->pendingGeneration && !$served) {
             $this->abortReload($reason);
 
             return;
         }
         $now = \microtime(true);
-        $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null);
-        if ($delay === null) {
-            $this->fail(new MasterFailedException(\sprintf(
-                'crash loop: %d workers in a row died within %.0f s of starting; the last: %s',
-                $this->restarts->quickDeathsInARow(),
-                $this->restarts->quickDeathSeconds,
-                $reason,
-            )));
-
-            return;
+        $wasInCrashLoop = $this->restarts->inCrashLoop();
+        $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null, $served);
+        if ($this->restarts->inCrashLoop() && !$wasInCrashLoop) {
+            // Once per crash loop, not per death: the warnings below give each back-off.
+            $this->logger->error('crash loop: {count} workers in a row died within {s} s of starting, before serving; replacements keep starting, at most {max} s apart, until one serves. The last: {reason}', [
+                'count' => $this->restarts->quickDeathsInARow(), 's' => $this->restarts->quickDeathSeconds, 'max' => $this->restarts->maxDelay, 'reason' => $reason,
+            ]);
         }
         $this->nextSpawnAt = \max($this->nextSpawnAt, $now + $delay);
         $this->logger->warning($delay > 0.0 ? 'Worker {pid} {how}; a replacement starts in {delay} s' : 'Worker {pid} {how}; starting a replacement', [
@@ -391,17 +393,25 @@ final class Master
     /** Keeps the current generation at --workers (retiring workers do not count: they are being replaced). */
     private function replaceMissingWorkers(float $now): void
     {
-        if ($this->phase !== MasterPhase::Running || $now < $this->nextSpawnAt) {
+        if ($this->phase === MasterPhase::Stopping || $now < $this->nextSpawnAt) {
             return;
         }
+        $this->replaceMissing($this->generation);
+        if ($this->pendingGeneration !== null) {
+            $this->replaceMissing($this->pendingGeneration); // a new worker that died serving (a reload goes on)
+        }
+    }
+
+    private function replaceMissing(int $generation): void
+    {
         $active = 0;
         foreach ($this->workers as $worker) {
-            if ($worker->generation === $this->generation && ($worker->state === WorkerState::Booting || $worker->state === WorkerState::Ready)) {
+            if ($worker->generation === $generation && ($worker->state === WorkerState::Booting || $worker->state === WorkerState::Ready)) {
                 $active++;
             }
         }
         for ($i = $active; $i < $this->config->workers; $i++) {
-            $this->spawn($this->generation);
+            $this->spawn($generation);
         }
     }
 

@@ -5,9 +5,13 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 /**
- * Decides how soon a dead worker is replaced. A worker that lived long is replaced at once;
- * workers that die soon after starting are replaced after a growing delay, and too many such
- * deaths in a row are a crash loop that the master reports instead of spinning.
+ * Decides how soon a dead worker is replaced. A worker that served (a request, a task) or lived
+ * long is replaced at once: what killed it was a request's doing (a fatal error, exit(), an
+ * exhausted memory_limit), and PHP-FPM answers such a request with 500 and keeps serving, so
+ * must we. Only workers that die before they serve — soon after starting, or before they were
+ * ready — are replaced after a growing delay; crashLoopDeaths of those in a row are a crash loop,
+ * which is reported and retried at the capped delay for as long as it lasts: the master never
+ * gives up while it can fork (a database that comes back, a file that is fixed, ends it).
  */
 final class RestartPolicy
 {
@@ -23,21 +27,30 @@ final class RestartPolicy
 
     /**
      * @param float $lifetime seconds between the fork and the death
-     * @return float|null seconds to wait before starting the replacement; null for a crash loop
+     * @param bool $served the worker had started serving (a request, a task) before it died
+     * @return float seconds to wait before starting the replacement
      */
-    public function workerDied(float $lifetime, bool $wasReady): ?float
+    public function workerDied(float $lifetime, bool $wasReady, bool $served = false): float
     {
-        if ($wasReady && $lifetime >= $this->quickDeathSeconds) {
+        if ($served || ($wasReady && $lifetime >= $this->quickDeathSeconds)) {
             $this->quickDeaths = 0;
 
             return 0.0;
         }
         $this->quickDeaths++;
-        if ($this->quickDeaths >= $this->crashLoopDeaths) {
-            return null;
-        }
 
         return \min($this->maxDelay, $this->firstDelay * 2 ** ($this->quickDeaths - 1));
+    }
+
+    /** A worker is serving: whatever made its predecessors die before they served is over. */
+    public function workerServed(): void
+    {
+        $this->quickDeaths = 0;
+    }
+
+    public function inCrashLoop(): bool
+    {
+        return $this->quickDeaths >= $this->crashLoopDeaths;
     }
 
     public function quickDeathsInARow(): int

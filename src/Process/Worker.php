@@ -91,7 +91,7 @@ final class Worker
         }
         $server = new Server($this->config->server, $handler, $this->logger, $this->listener, $this->config->appFile);
         $this->server = $server;
-        AbruptEndReport::register($server);
+        AbruptEndReport::register($server, $this->reportAtExit(...));
         try {
             $server->start();
         } catch (ServerStartException $error) {
@@ -193,6 +193,27 @@ final class Worker
         $this->channel->close();
 
         return 0;
+    }
+
+    /**
+     * The process ends (a normal stop, exit(), a fatal error): the master gets the last figures,
+     * among them whether a request had started — a worker that a request killed is that
+     * request's failure, not a crash loop (RestartPolicy).
+     */
+    private function reportAtExit(): void
+    {
+        $server = $this->server;
+        if ($server === null || !$this->ready) {
+            return;
+        }
+        $this->channel->send(WorkerMessage::stats(new WorkerStats(
+            \getmypid() ?: 0,
+            $this->started,
+            $server->requestsServed(),
+            0,
+            \memory_get_usage(true),
+            0,
+        )));
     }
 
     /** Sends stats, and asks to be replaced once the heap is over --max-memory. */

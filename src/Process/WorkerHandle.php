@@ -73,6 +73,16 @@ final class WorkerHandle
         return @\fwrite($this->channel, $line) === \strlen($line);
     }
 
+    /**
+     * Whether it had started serving requests by its last report (its stats; a worker that a
+     * request ends sends them from its shutdown function): then its death is that request's
+     * failure, not a failed boot (RestartPolicy).
+     */
+    public function hasServed(): bool
+    {
+        return ($this->stats->requests ?? 0) > 0;
+    }
+
     public function closeChannel(): void
     {
         if (\is_resource($this->channel)) {

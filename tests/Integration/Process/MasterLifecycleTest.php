@@ -84,13 +84,21 @@ final class MasterLifecycleTest extends TestCase
         self::assertStringContainsString('returned int', $err);
     }
 
-    public function testACrashLoopStopsTheMasterWithExit1AndAClearError(): void
+    public function testACrashLoopIsReportedOnceAndRetriedWithACappedBackOffWhileTheMasterStaysUp(): void
     {
-        $this->master = $master = MasterProcess::startExpectingFailure(__DIR__ . '/../../Support/Process/crashing-app.php', ['--workers=2']);
+        // Workers that die 0.2 s after they are ready, before serving anything.
+        $this->master = $master = MasterProcess::start(__DIR__ . '/../../Support/Process/crashing-app.php', ['--workers=2']);
 
-        self::assertSame(1, $master->wait(20.0));
-        self::assertStringContainsString('crash loop', $master->log());
-        self::assertStringContainsString('exited with code 4', $master->log());
+        $master->waitForLog('/crash loop: \d+ workers in a row died/', 20.0);
+        $master->waitForLog('/a replacement starts in 5 s/', 20.0);
+        \usleep(2_000_000);
+
+        $log = $master->log();
+        self::assertTrue($master->isRunning(), $log);
+        self::assertSame(1, \substr_count($log, 'crash loop:'), 'The crash loop is reported once: ' . $log);
+        self::assertStringContainsString('exited with code 4', $log);
+        self::assertMatchesRegularExpression('/a replacement starts in 5 s/', $log, 'The back-off reaches its cap');
+        self::assertSame(0, $master->stop());
         self::assertFileDoesNotExist($master->pidFile);
     }
 

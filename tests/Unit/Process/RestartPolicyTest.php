@@ -37,14 +37,53 @@ final class RestartPolicyTest extends TestCase
         self::assertSame(1, $policy->quickDeathsInARow());
     }
 
-    public function testTheFifthQuickDeathInARowIsACrashLoop(): void
+    public function testAWorkerThatDiedServingARequestIsAFailedRequestNotABootFailure(): void
+    {
+        $policy = new RestartPolicy();
+        for ($i = 0; $i < 3; $i++) {
+            $policy->workerDied(0.1, true);
+        }
+
+        // A fatal error in a request a tenth of a second after the fork: replaced at once, and
+        // the count of quick deaths starts again.
+        for ($i = 0; $i < 50; $i++) {
+            self::assertSame(0.0, $policy->workerDied(0.1, true, served: true));
+        }
+        self::assertSame(0, $policy->quickDeathsInARow());
+        self::assertFalse($policy->inCrashLoop());
+    }
+
+    public function testTheFifthQuickDeathInARowIsACrashLoopThatBacksOffAndNeverGivesUp(): void
     {
         $policy = new RestartPolicy();
         for ($i = 0; $i < 4; $i++) {
-            self::assertNotNull($policy->workerDied(0.1, false));
+            $policy->workerDied(0.1, false);
+            self::assertFalse($policy->inCrashLoop());
         }
 
-        self::assertNull($policy->workerDied(0.1, false));
+        $delays = [];
+        for ($i = 0; $i < 20; $i++) {
+            $delays[] = $policy->workerDied(0.1, false);
+            self::assertTrue($policy->inCrashLoop());
+        }
+
+        self::assertSame(1.6, $delays[0]);
+        self::assertSame(5.0, \max($delays), 'The back-off is capped');
+        self::assertSame(5.0, $delays[19], 'A crash loop keeps retrying at the cap');
+    }
+
+    public function testAWorkerThatServesEndsACrashLoop(): void
+    {
+        $policy = new RestartPolicy();
+        for ($i = 0; $i < 6; $i++) {
+            $policy->workerDied(0.1, false);
+        }
+        self::assertTrue($policy->inCrashLoop());
+
+        $policy->workerServed();
+
+        self::assertFalse($policy->inCrashLoop());
+        self::assertSame(0.1, $policy->workerDied(0.1, false));
     }
 
     public function testALongLifeBetweenQuickDeathsStartsTheCountAgain(): void
