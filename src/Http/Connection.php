@@ -274,6 +274,15 @@ final class Connection
     }
 
     /**
+     * For a graceful stop: bytes of a request that no fiber has read yet. Closing the
+     * connection would reset a request the client already sent.
+     */
+    public function hasRequestOnItsWay(): bool
+    {
+        return $this->parser->buffer !== '' || Async::isReadableNow($this->socket);
+    }
+
+    /**
      * For the process's shutdown, after endAbruptly(): a client whose request had arrived but
      * not reached the application yet (queued behind the one that ended the process, read in
      * part, or still in the socket) is answered 503 with Retry-After instead of meeting a reset;

@@ -26,6 +26,8 @@ use Psr\Log\LoggerInterface;
  */
 final class Server
 {
+    /** At a stop without an idle grace, how long an accepted connection may take to send its first request. */
+    private const FIRST_REQUEST_GRACE_SECONDS = 0.5;
     private const ACCEPTS_PER_WAKE = 32;
     private const ACCEPT_BACKOFF_SECONDS = 0.1;
     /** At the connection limit with nothing to close: how long accepting waits before it looks again. */
@@ -235,6 +237,12 @@ final class Server
                 if ($connections->idleGraceUntil > 0.0) {
                     // The sweeper closes it when the grace ends, unless a request arrives first.
                     $connection->deadline = \min($connection->deadline, $connections->idleGraceUntil);
+                } elseif ($connection->hasRequestOnItsWay()) {
+                    // Bytes no fiber has read yet: the request is served, with `Connection: close`.
+                } elseif ($connection->requests === 0) {
+                    // Accepted, its first request not here yet: a client connects to send one,
+                    // usually within a millisecond. Closed if it has not come within the grace.
+                    $connection->deadline = \min($connection->deadline, \microtime(true) + self::FIRST_REQUEST_GRACE_SECONDS);
                 } else {
                     $connection->close();
                 }
