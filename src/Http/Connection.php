@@ -153,6 +153,29 @@ final class Connection
     }
 
     /**
+     * Starts serving a connection just accepted. Its request is usually in the socket already
+     * and a fiber serves it at once; otherwise the connection waits parked, as an idle
+     * keep-alive one does, and costs no fiber (16 KiB of VM stack alone) until its first bytes:
+     * a burst of connections that send nothing (yet) must not exhaust the worker's memory.
+     */
+    public function start(): void
+    {
+        $data = @\fread($this->socket, self::READ_BYTES);
+        if ($data === false || ($data === '' && \feof($this->socket))) {
+            $this->close();
+
+            return;
+        }
+        if ($data === '') {
+            $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
+
+            return;
+        }
+        $this->bytesArrived($data, $this->acceptedAt);
+        Async::run($this->run(...))->ignore();
+    }
+
+    /**
      * Called by the sweeper for a keep-alive connection idle since PARK_AFTER_SECONDS: ends its
      * fiber, which waits for the next request in fill(). Nothing happens when the fiber is no
      * longer waiting (bytes came meanwhile).
@@ -297,7 +320,8 @@ final class Connection
             || $this->phase === ConnectionPhase::ReadingHead
             || $this->phase === ConnectionPhase::ReadingBody;
         if (!$waiting && $this->phase === ConnectionPhase::Idle) {
-            $bytes = @\fread($this->socket, self::READ_BYTES);
+            // One byte tells: a read of READ_BYTES per connection could exhaust the memory left.
+            $bytes = @\fread($this->socket, 1);
             $waiting = \is_string($bytes) && $bytes !== '';
         }
         if ($waiting) {
@@ -484,7 +508,15 @@ final class Connection
                 return false;
             }
         }
-        $this->clock = Async::readyTime($this->socket);
+        $this->bytesArrived($data, Async::readyTime($this->socket));
+
+        return true;
+    }
+
+    /** Bytes read from the client, found ready at $clock: the head's deadline starts with the first. */
+    private function bytesArrived(string $data, float $clock): void
+    {
+        $this->clock = $clock;
         if ($this->phase === ConnectionPhase::Idle) {
             $this->phase = ConnectionPhase::ReadingHead;
             $this->phaseSince = $this->windowStart = $this->clock;
@@ -495,8 +527,6 @@ final class Connection
         $this->windowBytes += $bytes;
         $this->received += $bytes;
         $this->parser->buffer .= $data;
-
-        return true;
     }
 
     /**

@@ -51,6 +51,7 @@ final class Server
     ];
 
     private readonly OpenConnections $connections;
+    private readonly MemoryAdmission $memory;
     private readonly ServerMetrics $metrics;
     private readonly ServerContext $context;
     private readonly RequestBudget $budget;
@@ -89,6 +90,7 @@ final class Server
         $this->ownsListener = $listener === null;
         $this->stopped = new DeferredFuture();
         $this->connections = new OpenConnections($config, $logger, $this->wakeAcceptLoop(...));
+        $this->memory = MemoryAdmission::fromMemoryLimit($logger);
         $this->metrics = new ServerMetrics($this->connections->statistics, fn (): array => [
             'connections' => $this->connections->count(),
             'inFlight' => $this->inFlightCount(),
@@ -389,7 +391,7 @@ final class Server
             if ($listener === null) {
                 return true;
             }
-            if ($connections->isFull()) {
+            if ($connections->isFull() || !$this->memory->allowsMore()) {
                 // Room is made only for a client known to wait: the one that woke us. Later in
                 // the batch nobody may be waiting; the next wake-up tells.
                 if ($i > 0) {
@@ -479,7 +481,7 @@ final class Server
         );
         $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $origin);
         $this->connections->add($connection);
-        Async::run($connection->run(...))->ignore();
+        $connection->start();
     }
 
     private function finishStopIfDrained(): void
