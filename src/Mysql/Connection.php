@@ -16,7 +16,6 @@ use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
 use Bobbin\Mysql\Exception\QueryTimeoutException;
-use Bobbin\Mysql\Internal\ColumnDefinition;
 use Bobbin\Mysql\Internal\ErrorFactory;
 use Bobbin\Mysql\Internal\Handshake;
 use Bobbin\Mysql\Internal\ParameterEncoder;
@@ -346,21 +345,15 @@ final class Connection implements Executor
     /** @param array<int, mixed> $params */
     private function executePrepared(PreparedStatement $statement, array $params, string $sql, ?float $deadline, ?Cancellation $cancellation): ResponseReader
     {
-        $reader = $this->exchange(
+        return $this->exchange(
             ParameterEncoder::execute($statement->id, $statement->parameterCount, $params),
             true,
             $sql,
             $deadline,
             $cancellation,
             false,
-            $statement->columns,
+            $statement,
         );
-        if ($reader->metadataReceived) {
-            // What the server will leave out next time (MARIADB_CLIENT_CACHE_METADATA).
-            $statement->columns = $reader->columns();
-        }
-
-        return $reader;
     }
 
     private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): PreparedStatement
@@ -380,11 +373,10 @@ final class Connection implements Executor
      * Sends one command and reads its whole response, suspending the fiber while the socket is
      * not ready. A cancelled or timed-out wait abandons the statement (see abandon()).
      */
-    /** @param list<ColumnDefinition>|null $knownColumns a prepared statement's result columns, as the server last described them */
-    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?array $knownColumns = null): ResponseReader
+    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?PreparedStatement $statement = null): ResponseReader
     {
         $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata);
-        $reader->knownColumns = $knownColumns;
+        $reader->statement = $statement;
         $transport = $this->transport;
         $packets = $transport->packets;
         $packets->resetSequence();
