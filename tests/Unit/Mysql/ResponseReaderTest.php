@@ -50,6 +50,9 @@ final class ResponseReaderTest extends TestCase
 
         $result = $reader->results()[0];
         self::assertSame([3, 77, 2], [$result->affectedRows, $result->lastInsertId, $result->warnings]);
+        $past = new ResponseReader(false, true, false, false);
+        self::feed($past, ["\x00\x01\xfe" . \pack('P', \PHP_INT_MIN) . \pack('vv', 2, 0)]);
+        self::assertSame('9223372036854775808', $past->results()[0]->lastInsertId, 'an id past PHP_INT_MAX, as its decimal string');
         self::assertTrue($reader->sessionStateChanged);
         self::assertSame(Protocol::SERVER_STATUS_IN_TRANS, $reader->status & Protocol::SERVER_STATUS_IN_TRANS);
     }
