@@ -63,7 +63,10 @@ final class ResponseReader
      * those the server described last; when the server says they are unchanged it sends none,
      * and when it sends new ones they replace them here, as soon as they are read. Stored by the
      * reader, not by its caller: the server counts definitions as known once it has sent them,
-     * also when the caller gave up and the rest of the response is only drained.
+     * also when the caller gave up and the rest of the response is only drained. Updating is
+     * exact, where closing the statement would only be safe: what this reader read is what the
+     * server sent, and a response cut short before its definitions changed nothing on either
+     * side (a drain that cannot finish closes the connection, its statements with it).
      */
     public ?PreparedStatement $statement = null;
     private int $resultSets = 0;
