@@ -50,6 +50,8 @@ final class Connection implements Executor
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */
     private ?ResponseReader $unfinished = null;
+    /** Whether the abandoned statement's KILL QUERY went out (at once in blocking mode, else from the drain). */
+    private bool $killSent = false;
     /** @var Future<mixed>|null */
     private ?Future $drained = null;
     private int $status = 0;
@@ -465,7 +467,16 @@ final class Connection implements Executor
     private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
     {
         $this->state = ConnectionState::Draining;
+        $this->killSent = false;
+        // Set before any kill runs the loop: another fiber's statement waits for it.
         $this->drained = Async::run($this->drain(...))->ignore();
+        if (Async::inMain()) {
+            // Blocking mode: a kill queued for the loop would wait for this caller's next
+            // statement, and a script that goes on with blocking work (or an FPM request that
+            // ends) would leave the statement running all that time. Kill it now; the rest of
+            // the answer is still read when the loop next runs.
+            $this->killUnfinished();
+        }
 
         return $this->interruption($reason, $cancellation, $sql);
     }
@@ -487,18 +498,12 @@ final class Connection implements Executor
     private function drain(): void
     {
         $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
+        $this->killUnfinished();
         $reader = $this->unfinished;
         $this->unfinished = null;
         try {
             \assert($reader !== null);
             $reader->discardRows = true;
-            if (!$reader->isDone()) {
-                try {
-                    ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
-                } catch (\Throwable) {
-                    // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
-                }
-            }
             while (!$reader->isDone()) {
                 if ($reader->accept($this->transport->nextPayload($deadline, null))) {
                     break;
@@ -514,6 +519,20 @@ final class Connection implements Executor
             }
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
+        }
+    }
+
+    /** Sends KILL QUERY for the abandoned statement over another session, unless its answer is complete. */
+    private function killUnfinished(): void
+    {
+        if ($this->killSent || $this->unfinished === null || $this->unfinished->isDone()) {
+            return;
+        }
+        $this->killSent = true;
+        try {
+            ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
+        } catch (\Throwable) {
+            // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
         }
     }
 
