@@ -143,6 +143,7 @@ final class Connection implements Executor
         }
         $this->begin($cancellation);
         $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        $statement = null;
         try {
             $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
             $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
@@ -154,9 +155,14 @@ final class Connection implements Executor
             }
             if (!$this->statements->isEnabled()) {
                 $this->statements->closeLater($statement);
+                $statement = null;
             }
             $result = $this->resultOf($reader, $sql);
         } catch (\Throwable $error) {
+            if ($statement !== null && !$this->statements->isEnabled()) {
+                // Cancelled while it ran: closed all the same, with the first command after the drain.
+                $this->statements->closeLater($statement);
+            }
             $this->settle();
             throw $error;
         }
