@@ -251,6 +251,17 @@ final class Async
     }
 
     /**
+     * Whether the code runs in {main}, not in a task: blocking mode (a script, a PHP-FPM request).
+     * There the loop runs only while that code waits, so what it queues (Async::run()) waits for
+     * its next wait — which may never come, or come after any amount of blocking work. Work that
+     * must not wait so long (killing an abandoned statement) is done before returning instead.
+     */
+    public static function inMain(): bool
+    {
+        return \Fiber::getCurrent() === null;
+    }
+
+    /**
      * Keeps $state per fiber from now on: saved when a fiber starts to wait, restored when it
      * continues (FiberLocalState). For state PHP or a library keeps per process.
      *

@@ -16,7 +16,6 @@ use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
 use Bobbin\Mysql\Exception\QueryTimeoutException;
-use Bobbin\Mysql\Internal\ColumnDefinition;
 use Bobbin\Mysql\Internal\ErrorFactory;
 use Bobbin\Mysql\Internal\Handshake;
 use Bobbin\Mysql\Internal\ParameterEncoder;
@@ -51,6 +50,8 @@ final class Connection implements Executor
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */
     private ?ResponseReader $unfinished = null;
+    /** Whether the abandoned statement's KILL QUERY went out (at once in blocking mode, else from the drain). */
+    private bool $killSent = false;
     /** @var Future<mixed>|null */
     private ?Future $drained = null;
     private int $status = 0;
@@ -142,6 +143,7 @@ final class Connection implements Executor
         }
         $this->begin($cancellation);
         $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        $statement = null;
         try {
             $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
             $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
@@ -153,9 +155,14 @@ final class Connection implements Executor
             }
             if (!$this->statements->isEnabled()) {
                 $this->statements->closeLater($statement);
+                $statement = null;
             }
             $result = $this->resultOf($reader, $sql);
         } catch (\Throwable $error) {
+            if ($statement !== null && !$this->statements->isEnabled()) {
+                // Cancelled while it ran: closed all the same, with the first command after the drain.
+                $this->statements->closeLater($statement);
+            }
             $this->settle();
             throw $error;
         }
@@ -346,21 +353,15 @@ final class Connection implements Executor
     /** @param array<int, mixed> $params */
     private function executePrepared(PreparedStatement $statement, array $params, string $sql, ?float $deadline, ?Cancellation $cancellation): ResponseReader
     {
-        $reader = $this->exchange(
+        return $this->exchange(
             ParameterEncoder::execute($statement->id, $statement->parameterCount, $params),
             true,
             $sql,
             $deadline,
             $cancellation,
             false,
-            $statement->columns,
+            $statement,
         );
-        if ($reader->metadataReceived) {
-            // What the server will leave out next time (MARIADB_CLIENT_CACHE_METADATA).
-            $statement->columns = $reader->columns();
-        }
-
-        return $reader;
     }
 
     private function prepare(string $sql, ?float $deadline, ?Cancellation $cancellation): PreparedStatement
@@ -380,11 +381,10 @@ final class Connection implements Executor
      * Sends one command and reads its whole response, suspending the fiber while the socket is
      * not ready. A cancelled or timed-out wait abandons the statement (see abandon()).
      */
-    /** @param list<ColumnDefinition>|null $knownColumns a prepared statement's result columns, as the server last described them */
-    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?array $knownColumns = null): ResponseReader
+    private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?PreparedStatement $statement = null): ResponseReader
     {
         $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata);
-        $reader->knownColumns = $knownColumns;
+        $reader->statement = $statement;
         $transport = $this->transport;
         $packets = $transport->packets;
         $packets->resetSequence();
@@ -473,7 +473,16 @@ final class Connection implements Executor
     private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
     {
         $this->state = ConnectionState::Draining;
+        $this->killSent = false;
+        // Set before any kill runs the loop: another fiber's statement waits for it.
         $this->drained = Async::run($this->drain(...))->ignore();
+        if (Async::inMain()) {
+            // Blocking mode: a kill queued for the loop would wait for this caller's next
+            // statement, and a script that goes on with blocking work (or an FPM request that
+            // ends) would leave the statement running all that time. Kill it now; the rest of
+            // the answer is still read when the loop next runs.
+            $this->killUnfinished();
+        }
 
         return $this->interruption($reason, $cancellation, $sql);
     }
@@ -495,18 +504,12 @@ final class Connection implements Executor
     private function drain(): void
     {
         $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
+        $this->killUnfinished();
         $reader = $this->unfinished;
         $this->unfinished = null;
         try {
             \assert($reader !== null);
             $reader->discardRows = true;
-            if (!$reader->isDone()) {
-                try {
-                    ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
-                } catch (\Throwable) {
-                    // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
-                }
-            }
             while (!$reader->isDone()) {
                 if ($reader->accept($this->transport->nextPayload($deadline, null))) {
                     break;
@@ -522,6 +525,20 @@ final class Connection implements Executor
             }
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
+        }
+    }
+
+    /** Sends KILL QUERY for the abandoned statement over another session, unless its answer is complete. */
+    private function killUnfinished(): void
+    {
+        if ($this->killSent || $this->unfinished === null || $this->unfinished->isDone()) {
+            return;
+        }
+        $this->killSent = true;
+        try {
+            ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
+        } catch (\Throwable) {
+            // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
         }
     }
 

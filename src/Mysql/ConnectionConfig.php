@@ -16,7 +16,8 @@ final class ConnectionConfig
      * @param bool $decodeJson JSON columns come back decoded (arrays) instead of as strings
      * @param TlsMode $tls whether to encrypt (Preferred: when the server offers it; Required: or fail)
      * @param string|null $tlsCa the CA certificate file to verify the server with (else the system's)
-     * @param bool $tlsVerifyPeer check the server's certificate and name (on by default; off only for tests)
+     * @param bool|null $tlsVerifyPeer check the server's certificate and name; null: for `required`, and
+     *                                 for `preferred` only when $tlsCa is given (see verifiesTls())
      * @param bool $allowMultipleStatements let one query string hold several statements (CLIENT_MULTI_STATEMENTS)
      * @param array<string, string> $attributes connection attributes sent to the server (program name…)
      * @param string|null $serverPublicKey caching_sha2_password: the server's RSA public key (PEM), else it is asked for
@@ -34,7 +35,7 @@ final class ConnectionConfig
         public readonly bool $decodeJson = false,
         public readonly TlsMode $tls = TlsMode::Preferred,
         public readonly ?string $tlsCa = null,
-        public readonly bool $tlsVerifyPeer = true,
+        public readonly ?bool $tlsVerifyPeer = null,
         public readonly bool $allowMultipleStatements = false,
         public readonly array $attributes = ['_client_name' => 'bobbin', 'program_name' => 'bobbin'],
         public readonly ?string $serverPublicKey = null,
@@ -86,9 +87,33 @@ final class ConnectionConfig
             $decodeJson,
             $tls,
             $option('tls_ca'),
-            $flag($option('tls_verify'), true),
+            $option('tls_verify') === null ? null : $flag($option('tls_verify'), true),
             $flag($option('multi_statements'), false),
         );
+    }
+
+    /**
+     * Whether TLS checks the server's certificate and host name: as $tlsVerifyPeer says, else
+     * always for `required`, and for `preferred` only when a CA was given. `preferred` falls
+     * back to clear text when the server offers no TLS, so an attacker in the path can always
+     * strip it: verifying there would buy no authenticity, only refuse the servers with a
+     * self-signed certificate (MariaDB's own, generated at install) that encryption still
+     * protects from eavesdroppers. Whoever needs the server authenticated asks for `required`.
+     */
+    public function verifiesTls(): bool
+    {
+        return $this->tlsVerifyPeer ?? ($this->tls === TlsMode::Required || $this->tlsCa !== null);
+    }
+
+    /**
+     * Whether an encrypted session may carry the password itself (mysql_clear_password,
+     * caching_sha2_password's full authentication): only when its TLS verified the server, or
+     * the settings turned verification off by name (tls_verify=0: the caller vouches for the
+     * network). TLS that is unverified by default keeps out eavesdroppers, not whoever answers.
+     */
+    public function trustsTlsWithPassword(): bool
+    {
+        return $this->tlsVerifyPeer !== null || $this->verifiesTls();
     }
 
     /** The same settings with others for some of them (named arguments of the constructor). */

@@ -22,7 +22,7 @@ final class Result
     public $rows;
     /** @var int */
     public $affectedRows;
-    /** @var int */
+    /** @var int|string an unsigned BIGINT id above PHP_INT_MAX is its decimal string */
     public $lastInsertId;
     /** @var int */
     public $warnings;
@@ -33,7 +33,7 @@ final class Result
      * @param list<array<string, mixed>> $rows
      * @param list<Result> $moreResults
      */
-    public function __construct(array $rows, int $affectedRows, int $lastInsertId, int $warnings, array $moreResults = [])
+    public function __construct(array $rows, int $affectedRows, int|string $lastInsertId, int $warnings, array $moreResults = [])
     {
         $this->rows = $rows;
         $this->affectedRows = $affectedRows;

@@ -21,7 +21,7 @@ final class MysqlSession
 {
     private ?Connection $connection = null;
 
-    private int $lastInsertId = 0;
+    private int|string $lastInsertId = 0;
 
     public function __construct(private readonly ConnectionPool $pool)
     {
@@ -39,8 +39,8 @@ final class MysqlSession
         return $this->remember(static fn (Connection $connection): Result => $connection->command($sql, RequestScope::cancellation()));
     }
 
-    /** The id the last INSERT of this session generated, 0 when none did. */
-    public function lastInsertId(): int
+    /** The id the last INSERT of this session generated, 0 when none did; above PHP_INT_MAX its decimal string. */
+    public function lastInsertId(): int|string
     {
         return $this->lastInsertId;
     }

@@ -37,7 +37,7 @@ final class Authentication
             self::CACHING_SHA2 => self::cachingSha2($password, $nonce),
             self::CLEAR => $secureChannel
                 ? $password . "\0"
-                : throw new UnsupportedAuthPluginException('The server asked for mysql_clear_password over an unencrypted TCP connection; the password is not sent in clear text (use TLS or the unix socket)'),
+                : throw new UnsupportedAuthPluginException('The server asked for mysql_clear_password over TCP without verified TLS; the password is not sent in clear text (use tls=required with the server\'s CA, or the unix socket)'),
             default => throw new UnsupportedAuthPluginException(\sprintf(
                 'The server asked for the authentication plugin "%s", which this client does not support (it speaks %s, %s and, over TLS or a unix socket, %s)',
                 $plugin,

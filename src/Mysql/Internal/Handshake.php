@@ -52,7 +52,8 @@ final class Handshake
         } elseif ($config->tls === TlsMode::Required) {
             throw new ConnectException(\sprintf('MySQL (%s) does not offer TLS, and the settings require it', $config->describe()));
         }
-        $secure = $transport->isEncrypted() || $transport->isUnixSocket;
+        // Where the password itself may go: not over TLS that never checked who answers.
+        $secure = $transport->isUnixSocket || ($transport->isEncrypted() && $config->trustsTlsWithPassword());
 
         // A plugin this client does not speak may be switched away from: answer as native.
         $plugin = \in_array($greeting->authPlugin, [Authentication::NATIVE, Authentication::CACHING_SHA2], true)

@@ -59,14 +59,16 @@ final class ResponseReader
     public int $statementId = 0;
     public int $parameterCount = 0;
     /**
-     * MARIADB_CLIENT_CACHE_METADATA: the columns the server described last time for this
-     * statement, used when it says they are unchanged instead of sending them again.
-     *
-     * @var list<ColumnDefinition>|null
+     * MARIADB_CLIENT_CACHE_METADATA: the prepared statement being executed. Its columns are
+     * those the server described last; when the server says they are unchanged it sends none,
+     * and when it sends new ones they replace them here, as soon as they are read. Stored by the
+     * reader, not by its caller: the server counts definitions as known once it has sent them,
+     * also when the caller gave up and the rest of the response is only drained. Updating is
+     * exact, where closing the statement would only be safe: what this reader read is what the
+     * server sent, and a response cut short before its definitions changed nothing on either
+     * side (a drain that cannot finish closes the connection, its statements with it).
      */
-    public ?array $knownColumns = null;
-    /** Whether the first result set came with its column definitions (to be remembered). */
-    public bool $metadataReceived = false;
+    public ?PreparedStatement $statement = null;
     private int $resultSets = 0;
     /** @var list<ColumnDefinition>|null */
     private ?array $lastColumns = null;
@@ -122,6 +124,9 @@ final class ResponseReader
                 }
                 if ($this->state === self::PREPARE_COLUMNS) {
                     return $this->deprecateEof ? $this->finish() : $this->expectEof(self::PREPARE_COLUMNS_EOF);
+                }
+                if ($this->resultSets === 1 && $this->statement !== null) {
+                    $this->statement->columns = $this->columns;
                 }
                 $this->state = $this->deprecateEof ? self::ROWS : self::COLUMNS_EOF;
 
@@ -208,7 +213,7 @@ final class ResponseReader
         $first = $this->resultSets++ === 0;
         if ($this->cacheMetadata && ($payload[$offset] ?? "\x01") === "\x00") {
             // The server says the columns are those it described before: no definitions follow.
-            $known = $first ? $this->knownColumns : $this->lastColumns;
+            $known = $first ? $this->statement?->columns : $this->lastColumns;
             if ($known === null || \count($known) !== $this->columnCount) {
                 throw new ProtocolException('The server skipped column definitions this client never received');
             }
@@ -217,7 +222,6 @@ final class ResponseReader
 
             return false;
         }
-        $this->metadataReceived = $this->metadataReceived || $first;
         $this->state = self::COLUMNS;
 
         return false;

@@ -7,8 +7,8 @@ namespace Bobbin\Mysql\Internal;
 /**
  * Decodes result rows, text (COM_QUERY) and binary (COM_STMT_EXECUTE), into PHP values by
  * column type, so that both protocols give the same values: integers as int (an unsigned BIGINT
- * above PHP_INT_MAX as a string), FLOAT/DOUBLE as float, DECIMAL as string, dates and times as
- * strings in MySQL's own format, BIT as int, BLOBs as binary strings, NULL as null; JSON as its
+ * or a BIT(64) above PHP_INT_MAX as its decimal string), FLOAT/DOUBLE as float, DECIMAL as
+ * string, dates and times as strings in MySQL's own format, BIT as int, BLOBs as binary strings, NULL as null; JSON as its
  * text or, with $decodeJson, decoded to arrays.
  *
  * @internal
@@ -100,7 +100,7 @@ final class RowDecoder
                     $offset += 8;
                     break;
                 case Protocol::TYPE_FLOAT:
-                    $value = self::float32((float) self::unpackOne('g', $payload, $offset));
+                    $value = self::float32((float) self::unpackOne('g', $payload, $offset), $column->decimals);
                     $offset += 4;
                     break;
                 case Protocol::TYPE_DATE:
@@ -146,14 +146,16 @@ final class RowDecoder
         return \strlen($value) < 19 || (\strlen($value) === 19 && $value <= '9223372036854775807') ? (int) $value : $value;
     }
 
-    private static function bits(string $bytes): int
+    /** BIT(n) as an unsigned number: an int, or above PHP_INT_MAX its decimal string (as mysqli gives it). */
+    private static function bits(string $bytes): int|string
     {
         $value = 0;
         foreach (\str_split($bytes) as $byte) {
+            // A 64th bit set wraps to a negative int: the same 64 bits, read as unsigned below.
             $value = ($value << 8) | \ord($byte);
         }
 
-        return $value;
+        return $value >= 0 ? $value : \sprintf('%u', $value);
     }
 
     private static function json(string $value): mixed
@@ -162,19 +164,15 @@ final class RowDecoder
     }
 
     /**
-     * A FLOAT arrives as its 4 bytes; the text protocol shows the shortest decimal that reads
-     * back as the same 4 bytes (1.1, not 1.100000023841858). The same here, so both agree.
+     * A FLOAT arrives as its 4 bytes; the server's text protocol shows it with FLT_DIG (6)
+     * significant digits, or with the column's fixed decimals for FLOAT(M,D) (below 31,
+     * NOT_FIXED_DEC), and mysqlnd rounds the binary value the same way. So does this: both
+     * protocols then give what mysqli gives (16777217.0 stored reads 16777200.0, 1.1 reads 1.1).
+     * PHP's %G is zend_dtoa's correctly rounded mode 2, as mysqlnd's php_gcvt() is.
      */
-    private static function float32(float $value): float
+    private static function float32(float $value, int $decimals): float
     {
-        for ($digits = 6; $digits < 9; $digits++) {
-            $short = (float) \sprintf('%.' . $digits . 'G', $value);
-            if (self::unpackOne('g', \pack('g', $short), 0) === $value) {
-                return $short;
-            }
-        }
-
-        return $value;
+        return (float) ($decimals < 31 ? \sprintf('%.' . $decimals . 'F', $value) : \sprintf('%.6G', $value));
     }
 
     private static function dateTime(string $payload, int &$offset, ColumnDefinition $column): string

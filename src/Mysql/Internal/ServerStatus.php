@@ -13,7 +13,8 @@ final class ServerStatus
 {
     public function __construct(
         public readonly int $affectedRows,
-        public readonly int $lastInsertId,
+        /** An unsigned BIGINT: above PHP_INT_MAX its decimal string. */
+        public readonly int|string $lastInsertId,
         public readonly int $status,
         public readonly int $warnings,
     ) {
@@ -25,6 +26,10 @@ final class ServerStatus
         $offset = 1;
         $affected = (int) Wire::readLengthEncodedInt($payload, $offset);
         $insertId = (int) Wire::readLengthEncodedInt($payload, $offset);
+        if ($insertId < 0) {
+            // An id past PHP_INT_MAX (BIGINT UNSIGNED AUTO_INCREMENT) read as 64 signed bits.
+            $insertId = \sprintf('%u', $insertId);
+        }
         if (\strlen($payload) < $offset + 4) {
             return new self($affected, $insertId, 0, 0);
         }

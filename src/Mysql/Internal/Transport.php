@@ -77,12 +77,12 @@ final class Transport
 
     /**
      * Starts TLS on the open socket (after an SSLRequest), verifying the server's certificate
-     * and name unless the settings say otherwise.
+     * and name when the settings do (ConnectionConfig::verifiesTls()).
      */
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            TlsHandshake::asClient($this->stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation, $this->watcher);
+            TlsHandshake::asClient($this->stream, $config->host, $config->verifiesTls(), $config->tlsCa, $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with MySQL (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

@@ -40,6 +40,24 @@ final class ConnectTest extends MysqlTestCase
         Connection::connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls=required'));
     }
 
+    public function testTheDefaultModeEncryptsEvenWithACertificateItCannotVerify(): void
+    {
+        $connection = $this->connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl()));
+
+        self::assertTrue($connection->isEncrypted(), 'preferred: encrypted when offered, as the mariadb client does');
+        self::assertNotSame('', $connection->queryOne("SHOW SESSION STATUS LIKE 'Ssl_cipher'")['Value'] ?? '');
+    }
+
+    public function testTheDefaultModeVerifiesTheCertificateWhenVerificationIsAskedFor(): void
+    {
+        $verified = $this->connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_ca=' . EmbeddedMysql::tlsCa()));
+        self::assertTrue($verified->isEncrypted(), 'a CA given: verified against it');
+
+        $this->expectException(ConnectException::class);
+        $this->expectExceptionMessage('certificate verify failed');
+        Connection::connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_verify=1'));
+    }
+
     public function testAUserWhoRequiresTlsGetsInOnlyWithIt(): void
     {
         $user = 'tls_' . \bin2hex(\random_bytes(4));

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Mysql;
 
 use Bobbin\Mysql\Exception\ProtocolException;
+use Bobbin\Mysql\Internal\ColumnDefinition;
+use Bobbin\Mysql\Internal\PreparedStatement;
 use Bobbin\Mysql\Internal\Protocol;
 use Bobbin\Mysql\Internal\ResponseReader;
 use Bobbin\Mysql\Internal\Wire;
@@ -48,6 +50,9 @@ final class ResponseReaderTest extends TestCase
 
         $result = $reader->results()[0];
         self::assertSame([3, 77, 2], [$result->affectedRows, $result->lastInsertId, $result->warnings]);
+        $past = new ResponseReader(false, true, false, false);
+        self::feed($past, ["\x00\x01\xfe" . \pack('P', \PHP_INT_MIN) . \pack('vv', 2, 0)]);
+        self::assertSame('9223372036854775808', $past->results()[0]->lastInsertId, 'an id past PHP_INT_MAX, as its decimal string');
         self::assertTrue($reader->sessionStateChanged);
         self::assertSame(Protocol::SERVER_STATUS_IN_TRANS, $reader->status & Protocol::SERVER_STATUS_IN_TRANS);
     }
@@ -190,16 +195,28 @@ final class ResponseReaderTest extends TestCase
 
     public function testColumnsTheServerLeavesOutAreTheOnesItDescribedBefore(): void
     {
+        $statement = new PreparedStatement(1, 0, []);
         $first = new ResponseReader(true, true, false, false, false, true);
+        $first->statement = $statement;
         self::feed($first, ["\x01\x01", self::column('n', Protocol::TYPE_LONG), "\x00\x00" . \pack('V', 7), self::ok(0, 0, 2, 0, "\xfe")]);
-        self::assertTrue($first->metadataReceived);
+        self::assertSame(['n'], \array_map(static fn ($c) => $c->name, $statement->columns), 'the statement holds what the server sent');
 
         $again = new ResponseReader(true, true, false, false, false, true);
-        $again->knownColumns = $first->columns();
+        $again->statement = $statement;
         self::feed($again, ["\x01\x00", "\x00\x00" . \pack('V', 8), self::ok(0, 0, 2, 0, "\xfe")]);
 
-        self::assertFalse($again->metadataReceived);
         self::assertSame([['n' => 8]], $again->results()[0]->rows);
+    }
+
+    public function testColumnsReadWhileAnAbandonedResponseIsDrainedBecomeTheStatementsColumns(): void
+    {
+        $statement = new PreparedStatement(1, 0, [ColumnDefinition::parse(self::column('n', Protocol::TYPE_VAR_STRING), false)]);
+        $reader = new ResponseReader(true, true, false, false, false, true);
+        $reader->statement = $statement;
+        $reader->discardRows = true;
+        self::feed($reader, ["\x01\x01", self::column('n', Protocol::TYPE_LONGLONG), "\x00\x00" . \pack('P', 7), self::ok(0, 0, 2, 0, "\xfe")]);
+
+        self::assertSame(Protocol::TYPE_LONGLONG, $statement->columns[0]->type, 'the server leaves these out next time');
     }
 
     public function testLeftOutColumnsThatWereNeverReceivedAreAProtocolError(): void

@@ -52,7 +52,7 @@ final class ValueCodecTest extends TestCase
             self::column('short', Protocol::TYPE_SHORT),
             self::column('long', Protocol::TYPE_LONG),
             self::column('big', Protocol::TYPE_LONGLONG, Protocol::FLAG_UNSIGNED),
-            self::column('float', Protocol::TYPE_FLOAT),
+            self::column('float', Protocol::TYPE_FLOAT, 0, 31),
             self::column('double', Protocol::TYPE_DOUBLE),
             self::column('null', Protocol::TYPE_VAR_STRING),
             self::column('date', Protocol::TYPE_DATE),
@@ -73,6 +73,25 @@ final class ValueCodecTest extends TestCase
             'tiny' => -1, 'short' => -2, 'long' => -3, 'big' => '18446744073709551615', 'float' => 1.1, 'double' => -2.25,
             'null' => null, 'date' => '2024-02-29', 'dt' => '2024-01-02 03:04:05.123', 'time' => '-26:03:04', 'text' => 'hi',
         ], RowDecoder::binary($row, $columns, false));
+    }
+
+    public function testABinaryFloatHasSixSignificantDigitsOrItsColumnsFixedDecimalsAsTheTextProtocolShowsIt(): void
+    {
+        $columns = [self::column('f', Protocol::TYPE_FLOAT, 0, 31), self::column('f2', Protocol::TYPE_FLOAT, 0, 2)];
+        $row = static fn (float $f, float $f2): string => "\x00\x00" . \pack('g', $f) . \pack('g', $f2);
+
+        self::assertSame(['f' => 16777200.0, 'f2' => 96718.78], RowDecoder::binary($row(16777216.0, 96718.78125), $columns, false));
+        self::assertSame(['f' => 1.1, 'f2' => -0.5], RowDecoder::binary($row(1.1, -0.5), $columns, false));
+        self::assertSame(['f' => 1.4013E-45, 'f2' => 0.0], RowDecoder::binary($row(1.4E-45, 0.001), $columns, false), 'the smallest denormal');
+    }
+
+    public function testBit64ValuesAbovePhpIntMaxAreDecimalStringsOverBothProtocols(): void
+    {
+        $columns = [self::column('b', Protocol::TYPE_BIT)];
+        foreach (["\x7f\xff\xff\xff\xff\xff\xff\xff" => \PHP_INT_MAX, "\x80\0\0\0\0\0\0\0" => '9223372036854775808', \str_repeat("\xff", 8) => '18446744073709551615'] as $bits => $value) {
+            self::assertSame(['b' => $value], RowDecoder::text("\x08" . $bits, $columns, false));
+            self::assertSame(['b' => $value], RowDecoder::binary("\x00\x00\x08" . $bits, $columns, false));
+        }
     }
 
     public function testParametersAreTypedFromTheirPhpValues(): void

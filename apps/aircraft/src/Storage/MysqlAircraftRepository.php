@@ -40,7 +40,8 @@ final class MysqlAircraftRepository implements AircraftRepository
             throw new DuplicateNumberException($input->number, $e);
         }
 
-        return new Aircraft($result->lastInsertId, ...$values);
+        // A signed BIGINT id (schema-mysql.sql): never past PHP_INT_MAX, so never the string form.
+        return new Aircraft((int) $result->lastInsertId, ...$values);
     }
 
     public function find(int $id, ?Cancellation $cancellation = null): ?Aircraft

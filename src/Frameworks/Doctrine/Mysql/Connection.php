@@ -47,7 +47,7 @@ final class Connection implements DriverConnection
         }
     }
 
-    public function lastInsertId(): int
+    public function lastInsertId(): int|string
     {
         return $this->session->lastInsertId() !== 0 ? $this->session->lastInsertId() : throw NoIdentityValue::new();
     }
