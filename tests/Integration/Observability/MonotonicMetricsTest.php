@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Observability;
 
 use Bobbin\Tests\Support\Http\HttpGet;
+use Bobbin\Tests\Support\Http\RawClient;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -18,6 +19,8 @@ use PHPUnit\Framework\TestCase;
 final class MonotonicMetricsTest extends TestCase
 {
     private const APP = __DIR__ . '/../../Support/Process/app.php';
+    /** The one with /spin (a loop that never yields). */
+    private const HTTP_APP = __DIR__ . '/../../Support/Http/test-app.php';
     private const ROUND = 150;
 
     private ?MasterProcess $master = null;
@@ -31,9 +34,9 @@ final class MonotonicMetricsTest extends TestCase
     }
 
     /** @param list<string> $options */
-    private function start(array $options = []): MasterProcess
+    private function start(array $options = [], string $app = self::APP): MasterProcess
     {
-        $this->master = MasterProcess::start(self::APP, ['--workers=2', '--job-workers=0', '--admin=127.0.0.1:0', ...$options]);
+        $this->master = MasterProcess::start($app, ['--workers=2', '--job-workers=0', '--admin=127.0.0.1:0', ...$options]);
         $this->admin = $this->master->waitForLog('/Admin on (\S+):/')[1];
         $this->master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 2);
 
@@ -124,5 +127,36 @@ final class MonotonicMetricsTest extends TestCase
 
         $this->sendRound();
         $this->assertTotalsEqualTheRequestsSent('after a round on the replacement');
+    }
+
+    public function testAWorkerKilledWithSigkillLeavesTheFiguresTheMasterLastHad(): void
+    {
+        $master = $this->start();
+        $this->sendRound();
+        $this->assertTotalsEqualTheRequestsSent('before the kill');
+        $before = $master->workerPids();
+
+        \posix_kill($before[0], \SIGKILL); // no last word: the master keeps the scrape's answer
+        $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 2 && !\in_array($before[0], $pids, true), 10.0);
+        $this->assertTotalsEqualTheRequestsSent('after the kill');
+
+        $this->sendRound();
+        $this->assertTotalsEqualTheRequestsSent('after a round on the replacement');
+    }
+
+    public function testAWorkerTooBusyToAnswerAScrapeIsShownWithItsLastFigures(): void
+    {
+        $this->start([], self::HTTP_APP);
+        $this->sendRound();
+        $this->assertTotalsEqualTheRequestsSent('before a worker is busy');
+
+        $busy = new RawClient((string) $this->master?->address);
+        $busy->send("GET /spin?ms=1500 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+        \usleep(200_000);
+        $this->assertTotalsEqualTheRequestsSent('while a worker holds its loop past the scrape\'s wait');
+
+        self::assertSame(200, $busy->readResponse()['status'] ?? null);
+        $this->sent++;
+        $this->assertTotalsEqualTheRequestsSent('once it answered');
     }
 }
