@@ -86,6 +86,7 @@ final class AdminService
     public function workerEnded(int $pid): void
     {
         $this->families->ended($pid);
+        $this->collection?->answered($pid); // nothing more will come: no reason to wait for it
     }
 
     public function close(): void
