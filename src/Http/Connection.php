@@ -289,9 +289,14 @@ final class Connection
             return null;
         }
         $culprit = $this->fiber !== null && $this->fiber->isTerminated();
-        @\fwrite($this->socket, $this->context->framer->errorResponse($culprit ? 500 : 503));
+        $status = $culprit ? 500 : 503;
+        @\fwrite($this->socket, $this->context->framer->errorResponse($status));
         @\fclose($this->socket);
         $this->closed = true;
+        // An answer like any other: counted, so the totals match what clients received (the
+        // worker's final metrics, sent after this, carry it). Timed from when its handling began,
+        // which the request deadline still tells (no clock kept per request for this rare end).
+        $this->context->metrics->requestDone($head->method, $status, \max(0.0, \microtime(true) - ($this->deadline - $this->context->config->requestTimeout)));
 
         return \sprintf('%s %s%s', $head->method, $head->target, $culprit ? ' (its code ended the process)' : '');
     }

@@ -348,6 +348,7 @@ final class Master
             }
             $worker->closeChannel();
             unset($this->workers[$pid]);
+            $this->admin?->workerEnded($pid);
             $this->blocks?->release($pid);
             $this->statusDirty = true;
             $this->workerExited($worker, self::describeExit($status));

@@ -35,6 +35,8 @@ final class Worker
     private ?Server $server = null;
     private ?Timer $reporter = null;
     private ?LeakReporter $leaks = null;
+    /** Null without --admin: nobody keeps the figures then. */
+    private ?FinalMetrics $finalMetrics = null;
 
     /**
      * @param resource $listener the master's listening socket
@@ -120,6 +122,10 @@ final class Worker
         if ($this->leaks !== null) {
             $registry->add($this->leaks);
         }
+        if ($this->config->admin !== '') {
+            $this->finalMetrics = new FinalMetrics($registry, $this->channel);
+            $this->finalMetrics->sendAtShutdown();
+        }
         $this->channel->listen(function () use ($server): void {
             if (!$server->isStopping()) {
                 $this->logger->warning('The master process is gone; worker {pid} stops', ['pid' => \getmypid()]);
@@ -190,6 +196,7 @@ final class Worker
     private function finish(): int
     {
         $this->reporter?->cancel();
+        $this->finalMetrics?->send();
         $this->channel->close();
 
         return 0;

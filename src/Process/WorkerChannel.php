@@ -56,6 +56,32 @@ final class WorkerChannel
         return true;
     }
 
+    /**
+     * The last line of a process that is ending (its loop may never run again: a shutdown
+     * function after exit() or a fatal error): written at once, blocking up to a second, after
+     * whatever earlier lines still wait. False when it did not all go.
+     */
+    public function sendLast(WorkerMessage $message): bool
+    {
+        if (!\is_resource($this->socket)) {
+            return false;
+        }
+        $bytes = $this->pending . $message->encode();
+        $this->pending = ''; // a flushing fiber, if it ever wakes, finds nothing left to write
+        \stream_set_blocking($this->socket, true);
+        \stream_set_timeout($this->socket, 1);
+        while ($bytes !== '') {
+            $written = @\fwrite($this->socket, $bytes);
+            if ($written === false || $written === 0) {
+                return false;
+            }
+            $bytes = \substr($bytes, $written);
+        }
+        \stream_set_blocking($this->socket, false);
+
+        return true;
+    }
+
     private function flushPending(): void
     {
         $watcher = $this->watcher ??= new StreamWatcher($this->socket); // one reader, one writer

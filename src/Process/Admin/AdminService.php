@@ -4,22 +4,25 @@ declare(strict_types=1);
 
 namespace Bobbin\Process\Admin;
 
-use Bobbin\Metrics\Aggregation;
 use Bobbin\Metrics\MetricFamily;
 use Bobbin\Metrics\PrometheusText;
+use Bobbin\Metrics\WorkerFamilies;
 use Closure;
 
 /**
  * What the master's admin listener serves:
  *
  *   /metrics       Prometheus text (OpenMetrics when the Accept header asks), every worker's
- *                  families merged (Aggregation) plus the master's own
+ *                  families merged with the ended workers' counters and histograms
+ *                  (WorkerFamilies) plus the master's own
  *   /status.json   StatusReport
  *   /status        StatusPage, which reads /status.json every second
  *
  * Worker figures are asked for on each request (a "collect" line to every worker; answers
- * awaited up to COLLECT_SECONDS), so they are as fresh as the scrape. The master calls tick() on
- * every turn of its loop and answered() with each worker's reply.
+ * awaited up to COLLECT_SECONDS), so they are as fresh as the scrape; a worker that does not answer
+ * in time is shown with the figures it last sent. The master calls tick() on every turn of its
+ * loop, answered() with each worker's reply (and its final report as it ends, id 0), and
+ * workerEnded() when it has reaped one: so no total goes backwards as workers come and go.
  */
 final class AdminService
 {
@@ -27,6 +30,7 @@ final class AdminService
 
     private ?MetricsCollection $collection = null;
     private int $nextId = 1;
+    private readonly WorkerFamilies $families;
 
     /**
      * @param Closure(int): list<int> $askWorkers sends a collect with this id to every worker; the pids asked
@@ -38,6 +42,7 @@ final class AdminService
         private readonly Closure $askWorkers,
         private readonly Closure $masterStatus,
     ) {
+        $this->families = new WorkerFamilies();
     }
 
     /** @return list<resource> */
@@ -59,16 +64,29 @@ final class AdminService
         if ($this->collection !== null && $this->collection->isDone($now)) {
             $collection = $this->collection;
             $this->collection = null;
-            $this->answer($collection, $now);
+            $this->answer($collection);
         }
     }
 
-    /** @param list<MetricFamily> $families */
+    /**
+     * A worker's figures: the answer to the collect $id, or (id 0) the final report it sends as
+     * it ends. Either is its latest, even when late for its scrape.
+     *
+     * @param list<MetricFamily> $families
+     */
     public function answered(int $pid, int $id, array $families): void
     {
+        $this->families->reported($pid, $families);
         if ($this->collection !== null && $this->collection->id === $id) {
-            $this->collection->answer($pid, $families);
+            $this->collection->answered($pid);
         }
+    }
+
+    /** The master reaped this worker (after reading what it last sent): its counters stay in the totals. */
+    public function workerEnded(int $pid): void
+    {
+        $this->families->ended($pid);
+        $this->collection?->answered($pid); // nothing more will come: no reason to wait for it
     }
 
     public function close(): void
@@ -107,7 +125,7 @@ final class AdminService
         }
     }
 
-    private function answer(MetricsCollection $collection, float $now): void
+    private function answer(MetricsCollection $collection): void
     {
         [$master, $workers] = ($this->masterStatus)();
         $this->masterMetrics->workersByState = [];
@@ -115,7 +133,7 @@ final class AdminService
             $state = (string) ($worker['state'] ?? 'unknown');
             $this->masterMetrics->workersByState[$state] = ($this->masterMetrics->workersByState[$state] ?? 0) + 1;
         }
-        $merged = Aggregation::merge($collection->answers());
+        $merged = $this->families->merged();
         foreach ($collection->waiting as $request) {
             if ($request->path === '/metrics') {
                 $open = PrometheusText::wantsOpenMetrics($request->accept);

@@ -4,17 +4,16 @@ declare(strict_types=1);
 
 namespace Bobbin\Process\Admin;
 
-use Bobbin\Metrics\MetricFamily;
-
 /**
- * One round of asking the workers for their metric families: the answers as they arrive, done
- * when every worker asked has answered or the deadline passed (a worker busy in blocking code
- * is left out of that scrape rather than holding it up).
+ * One round of asking the workers for their metric families: who has answered, done when every
+ * worker asked has answered or the deadline passed (a worker busy in blocking code does not hold
+ * the scrape up: its last figures stand in, Metrics\WorkerFamilies). The answers themselves go
+ * to WorkerFamilies as they arrive.
  */
 final class MetricsCollection
 {
-    /** @var array<int, list<MetricFamily>> pid => its families */
-    private array $answers = [];
+    /** @var array<int, true> pids that answered */
+    private array $answered = [];
     /** @var list<AdminRequest> requests waiting for this round */
     public array $waiting = [];
 
@@ -23,22 +22,15 @@ final class MetricsCollection
     {
     }
 
-    /** @param list<MetricFamily> $families */
-    public function answer(int $pid, array $families): void
+    public function answered(int $pid): void
     {
         if (\in_array($pid, $this->asked, true)) {
-            $this->answers[$pid] = $families;
+            $this->answered[$pid] = true;
         }
     }
 
     public function isDone(float $now): bool
     {
-        return $now >= $this->deadline || \count($this->answers) >= \count($this->asked);
-    }
-
-    /** @return array<int, list<MetricFamily>> */
-    public function answers(): array
-    {
-        return $this->answers;
+        return $now >= $this->deadline || \count($this->answered) >= \count($this->asked);
     }
 }
