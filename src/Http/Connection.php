@@ -331,6 +331,7 @@ final class Connection
         }
         if ($waiting) {
             @\fwrite($this->socket, $this->context->framer->errorResponse(503));
+            $this->context->metrics->rejected(503); // counted before the worker's final metrics go out
         }
         @\fclose($this->socket);
         $this->closed = true;
