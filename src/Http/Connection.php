@@ -205,8 +205,8 @@ final class Connection
             case ConnectionPhase::Handling:
                 $status = 503;
                 $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
-                $this->context->logger->warning('{method} {target} still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
-                    'method' => $this->head?->method, 'target' => $this->head?->target, 'seconds' => $this->context->config->requestTimeout,
+                $this->context->logger->warning('{method} {target} (request {request_id}) still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
+                    'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId, 'seconds' => $this->context->config->requestTimeout,
                 ]);
                 $this->cancellation?->cancel(new TimeoutException(\sprintf(
                     'The request passed its deadline (--request-timeout of %s s)',
@@ -223,7 +223,9 @@ final class Connection
                 break;
         }
         if ($status !== 0) {
-            @\fwrite($this->socket, $this->context->framer->errorResponse($status));
+            // Only a request in the application's hands has an id yet.
+            $requestId = $this->phase === ConnectionPhase::Handling ? $this->requestId : '';
+            @\fwrite($this->socket, $this->context->framer->errorResponse($status, requestId: $requestId));
         }
         $this->close();
     }
@@ -266,11 +268,11 @@ final class Connection
             return null;
         }
         $culprit = $this->fiber !== null && $this->fiber->isTerminated();
-        @\fwrite($this->socket, $this->context->framer->errorResponse($culprit ? 500 : 503));
+        @\fwrite($this->socket, $this->context->framer->errorResponse($culprit ? 500 : 503, requestId: $this->requestId));
         @\fclose($this->socket);
         $this->closed = true;
 
-        return \sprintf('%s %s%s', $head->method, $head->target, $culprit ? ' (its code ended the process)' : '');
+        return \sprintf('%s %s (request %s%s)', $head->method, $head->target, $this->requestId, $culprit ? '; its code ended the process' : '');
     }
 
     /** Closes the socket now; a fiber waiting on it wakes with StreamClosedException. */
@@ -342,12 +344,14 @@ final class Connection
                 }
             } catch (ProtocolException $error) {
                 $context->metrics->rejected($error->status);
+                // Once its head is read (a body refused), a request has an id: the answer carries it.
+                $requestId = $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '';
                 if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request: {status} {reason}', [
-                        'remote' => $this->origin->remoteAddress, 'status' => $error->status, 'reason' => $error->getMessage(),
+                    $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
+                        'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $error->status, 'reason' => $error->getMessage(),
                     ]);
                 }
-                if ($this->writeAll($context->framer->errorResponse($error->status))) {
+                if ($this->writeAll($context->framer->errorResponse($error->status, requestId: $requestId))) {
                     $this->lingerAndClose();
                 }
 
@@ -375,9 +379,9 @@ final class Connection
                 $this->form = null;
                 $context->metrics->rejected(400);
                 if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->origin->remoteAddress, 'reason' => $error->getMessage()]);
+                    $context->logger->info('{remote} rejected request {request_id}: 400 {reason}', ['remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'reason' => $error->getMessage()]);
                 }
-                if ($this->writeAll($context->framer->errorResponse(400))) {
+                if ($this->writeAll($context->framer->errorResponse(400, requestId: $requestId))) {
                     $this->lingerAndClose();
                 }
 
@@ -389,8 +393,8 @@ final class Connection
             } catch (Throwable $error) {
                 $failure = $error;
                 if (!$this->closed) {
-                    $context->logger->error('The application failed on {method} {target}: {error}', [
-                        'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
+                    $context->logger->error('The application failed on {method} {target} (request {request_id}): {error}', [
+                        'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error, 'exception' => $error,
                     ]);
                 }
                 $response = null;
@@ -411,7 +415,7 @@ final class Connection
             if ($response === null) {
                 $status = 500;
                 // The framing is intact: the connection goes on.
-                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null));
+                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
             } else {
                 $written = $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '', $status);
             }
@@ -497,12 +501,12 @@ final class Connection
         try {
             $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $requestIdLine);
         } catch (InvalidResponseException $error) {
-            $context->logger->error('The response to {method} {target} was refused, a 500 went out instead: {error}', [
-                'method' => $head->method, 'target' => $head->target, 'error' => $error->getMessage(),
+            $context->logger->error('The response to {method} {target} (request {request_id}) was refused, a 500 went out instead: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'request_id' => $this->requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
 
-            return $this->writeAll($context->framer->errorResponse(500, $keepAlive));
+            return $this->writeAll($context->framer->errorResponse(500, $keepAlive, requestId: $this->requestId));
         }
         $status = $response->getStatusCode();
         $this->phase = ConnectionPhase::Writing;
