@@ -74,12 +74,13 @@ final class Connection
      */
     private $clock = 0.0;
     /**
-     * The request being handled, for log lines about it.
+     * The request being handled, for log lines about it; kept after it until the next one (or
+     * a park), so a report made when its fiber lets go of the loop can still name it.
      *
      * @var RequestHead|null
      */
     private $head = null;
-    /** @var string the id of the request being handled ('' between requests) */
+    /** @var string the id of that request */
     private $requestId = '';
     /**
      * The handled request's cancellation (RequestCancellation), while it is handled.
@@ -143,6 +144,7 @@ final class Connection
                 // This fiber ends; the client's next bytes start another (unpark()).
                 $this->fiber = null;
                 $this->output = null;
+                $this->head = null;
                 $this->watcher->forgetLastWaiter();
                 $this->origin->forgetServerParams();
                 $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
@@ -245,11 +247,11 @@ final class Connection
         $this->close();
     }
 
-    /** The request in the application's hands when $fiber is this connection's fiber; null otherwise. */
+    /** The request this connection's fiber $fiber serves, or served last (its response is written); null for another fiber. */
     public function requestRunningIn(object $fiber): ?RunningRequest
     {
         $head = $this->head;
-        if ($fiber !== $this->fiber || $head === null || $this->phase !== ConnectionPhase::Handling) {
+        if ($fiber !== $this->fiber || $head === null) {
             return null;
         }
 
@@ -427,7 +429,6 @@ final class Connection
             $metrics->sentBytes += $this->sent;
             $context->accessLog?->request($this->origin->remoteAddress, $head, $status, $this->sent, $seconds, $requestId);
             $this->received = $this->sent = 0;
-            $this->head = null;
             if (!$written) {
                 return;
             }
