@@ -345,17 +345,8 @@ final class Connection
                     }
                 }
             } catch (ProtocolException $error) {
-                $context->metrics->rejected($error->status);
                 // Once its head is read (a body refused), a request has an id: the answer carries it.
-                $requestId = $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '';
-                if ($config->accessLog) {
-                    $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
-                        'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $error->status, 'reason' => $error->getMessage(),
-                    ]);
-                }
-                if ($this->writeAll($context->framer->errorResponse($error->status, requestId: $requestId))) {
-                    $this->lingerAndClose();
-                }
+                $this->reject($error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
 
                 return;
             }
@@ -379,13 +370,7 @@ final class Connection
                 // A form decoded before the URI was refused has written its files already.
                 $this->form?->removeTemporaryFiles();
                 $this->form = null;
-                $context->metrics->rejected(400);
-                if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request {request_id}: 400 {reason}', ['remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'reason' => $error->getMessage()]);
-                }
-                if ($this->writeAll($context->framer->errorResponse(400, requestId: $requestId))) {
-                    $this->lingerAndClose();
-                }
+                $this->reject(400, $error->getMessage(), $requestId);
 
                 return;
             }
@@ -437,6 +422,21 @@ final class Connection
 
                 return;
             }
+        }
+    }
+
+    /** Answers a request the server refuses with $status (carrying its id, when it has one) and closes. */
+    private function reject(int $status, string $reason, string $requestId): void
+    {
+        $context = $this->context;
+        $context->metrics->rejected($status);
+        if ($context->config->accessLog) {
+            $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
+                'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $status, 'reason' => $reason,
+            ]);
+        }
+        if ($this->writeAll($context->framer->errorResponse($status, requestId: $requestId))) {
+            $this->lingerAndClose();
         }
     }
 
