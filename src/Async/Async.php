@@ -315,6 +315,23 @@ final class Async
         return true;
     }
 
+    /**
+     * Reports each stretch in which one fiber or callback held the loop for $seconds or longer,
+     * after the fact (BobbinDriver::reportHolds(); false with another driver, which cannot).
+     *
+     * @param (Closure(LoopHold): void)|null $report null stops it
+     */
+    public static function reportLoopHolds(float $seconds, ?Closure $report): bool
+    {
+        $driver = EventLoop::getDriver();
+        if (!$driver instanceof BobbinDriver) {
+            return false;
+        }
+        $driver->reportHolds($seconds, $report);
+
+        return true;
+    }
+
     /** Suspends the current fiber (or runs the loop, outside a fiber) for $seconds. */
     public static function delay(float $seconds, ?Cancellation $cancellation = null): void
     {

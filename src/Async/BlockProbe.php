@@ -16,7 +16,9 @@ use Revolt\EventLoop;
  *
  * The interruption is not free of effects on the blocked code: a sleep(), usleep() or
  * time_nanosleep() in progress returns early (the kernel ends it at the signal); reads, writes,
- * database calls and stream waits resume (SA_RESTART, or PHP retries them).
+ * database calls and stream waits resume (SA_RESTART, or PHP retries them). That is why a
+ * server installs it only when asked (--block-stacks); BobbinDriver::reportHolds() sees the
+ * same code after the fact without touching it.
  */
 final class BlockProbe
 {

@@ -46,7 +46,8 @@ final class ServeCommand
     private const OWN_OPTIONS = [
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
         'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address)'],
-        'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning with the request and the PHP stack of that code, once per request (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
+        'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning naming the request, once per request and after the fact: nothing is interrupted (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
+        'block-stacks' => ['bool', 'false', 'also take the PHP stack of such code while it runs: the master signals the worker (SIGURG), which interrupts the code — a sleep() in it returns early (for development and staging; docs/OBSERVABILITY.md)'],
         'detect-leaks' => ['bool', 'false', 'after each request, compare the application\'s static properties, globals, ini settings, timezone, locale, output buffers, loop callbacks and database connections with before it, and log what a request left behind, once each; requests then run one at a time per worker (for development and staging; docs/OBSERVABILITY.md)'],
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
@@ -108,6 +109,7 @@ final class ServeCommand
         }
         $admin = (string) ($options['admin'] ?? '');
         $blockThreshold = self::seconds('block-threshold', $options['block-threshold'] ?? 0.1);
+        $blockStacks = self::flag('block-stacks', $options['block-stacks'] ?? false);
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
             throw new UsageException('--memory-limit expects a size such as 256M, or -1 for none');
         }
@@ -142,7 +144,7 @@ final class ServeCommand
             }
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold, detectLeaks: $detectLeaks), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).

@@ -74,12 +74,13 @@ final class Connection
      */
     private $clock = 0.0;
     /**
-     * The request being handled, for log lines about it.
+     * The request being handled, for log lines about it; kept after it until the next one (or
+     * a park), so a report made when its fiber lets go of the loop can still name it.
      *
      * @var RequestHead|null
      */
     private $head = null;
-    /** @var string the id of the request being handled ('' between requests) */
+    /** @var string the id of that request */
     private $requestId = '';
     /**
      * The handled request's cancellation (RequestCancellation), while it is handled.
@@ -143,6 +144,7 @@ final class Connection
                 // This fiber ends; the client's next bytes start another (unpark()).
                 $this->fiber = null;
                 $this->output = null;
+                $this->head = null;
                 $this->watcher->forgetLastWaiter();
                 $this->origin->forgetServerParams();
                 $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
@@ -228,8 +230,8 @@ final class Connection
             case ConnectionPhase::Handling:
                 $status = 503;
                 $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
-                $this->context->logger->warning('{method} {target} still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
-                    'method' => $this->head?->method, 'target' => $this->head?->target, 'seconds' => $this->context->config->requestTimeout,
+                $this->context->logger->warning('{method} {target} (request {request_id}) still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
+                    'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId, 'seconds' => $this->context->config->requestTimeout,
                 ]);
                 $this->cancellation?->cancel(new TimeoutException(\sprintf(
                     'The request passed its deadline (--request-timeout of %s s)',
@@ -246,7 +248,9 @@ final class Connection
                 break;
         }
         if ($status !== 0) {
-            @\fwrite($this->socket, $this->context->framer->errorResponse($status));
+            // Only a request in the application's hands has an id yet.
+            $requestId = $this->phase === ConnectionPhase::Handling ? $this->requestId : '';
+            @\fwrite($this->socket, $this->context->framer->errorResponse($status, requestId: $requestId));
         }
         $this->close();
     }
@@ -266,11 +270,11 @@ final class Connection
         $this->close();
     }
 
-    /** The request in the application's hands when $fiber is this connection's fiber; null otherwise. */
+    /** The request this connection's fiber $fiber serves, or served last (its response is written); null for another fiber. */
     public function requestRunningIn(object $fiber): ?RunningRequest
     {
         $head = $this->head;
-        if ($fiber !== $this->fiber || $head === null || $this->phase !== ConnectionPhase::Handling) {
+        if ($fiber !== $this->fiber || $head === null) {
             return null;
         }
 
@@ -290,7 +294,7 @@ final class Connection
         }
         $culprit = $this->fiber !== null && $this->fiber->isTerminated();
         $status = $culprit ? 500 : 503;
-        @\fwrite($this->socket, $this->context->framer->errorResponse($status));
+        @\fwrite($this->socket, $this->context->framer->errorResponse($status, requestId: $this->requestId));
         @\fclose($this->socket);
         $this->closed = true;
         // An answer like any other: counted, so the totals match what clients received (the
@@ -298,7 +302,7 @@ final class Connection
         // which the request deadline still tells (no clock kept per request for this rare end).
         $this->context->metrics->requestDone($head->method, $status, \max(0.0, \microtime(true) - ($this->deadline - $this->context->config->requestTimeout)));
 
-        return \sprintf('%s %s%s', $head->method, $head->target, $culprit ? ' (its code ended the process)' : '');
+        return \sprintf('%s %s (request %s%s)', $head->method, $head->target, $this->requestId, $culprit ? '; its code ended the process' : '');
     }
 
     /**
@@ -407,15 +411,8 @@ final class Connection
                     }
                 }
             } catch (ProtocolException $error) {
-                $context->metrics->rejected($error->status);
-                if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request: {status} {reason}', [
-                        'remote' => $this->origin->remoteAddress, 'status' => $error->status, 'reason' => $error->getMessage(),
-                    ]);
-                }
-                if ($this->writeAll($context->framer->errorResponse($error->status))) {
-                    $this->lingerAndClose();
-                }
+                // Once its head is read (a body refused), a request has an id: the answer carries it.
+                $this->reject($error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
 
                 return;
             }
@@ -439,13 +436,7 @@ final class Connection
                 // A form decoded before the URI was refused has written its files already.
                 $this->form?->removeTemporaryFiles();
                 $this->form = null;
-                $context->metrics->rejected(400);
-                if ($config->accessLog) {
-                    $context->logger->info('{remote} rejected request: 400 {reason}', ['remote' => $this->origin->remoteAddress, 'reason' => $error->getMessage()]);
-                }
-                if ($this->writeAll($context->framer->errorResponse(400))) {
-                    $this->lingerAndClose();
-                }
+                $this->reject(400, $error->getMessage(), $requestId);
 
                 return;
             }
@@ -455,8 +446,8 @@ final class Connection
             } catch (Throwable $error) {
                 $failure = $error;
                 if (!$this->closed) {
-                    $context->logger->error('The application failed on {method} {target}: {error}', [
-                        'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
+                    $context->logger->error('The application failed on {method} {target} (request {request_id}): {error}', [
+                        'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error, 'exception' => $error,
                     ]);
                 }
                 $response = null;
@@ -477,7 +468,7 @@ final class Connection
             if ($response === null) {
                 $status = 500;
                 // The framing is intact: the connection goes on.
-                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null));
+                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
             } else {
                 $written = $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '', $status);
             }
@@ -489,7 +480,6 @@ final class Connection
             $metrics->sentBytes += $this->sent;
             $context->accessLog?->request($this->origin->remoteAddress, $head, $status, $this->sent, $seconds, $requestId);
             $this->received = $this->sent = 0;
-            $this->head = null;
             if (!$written) {
                 return;
             }
@@ -498,6 +488,21 @@ final class Connection
 
                 return;
             }
+        }
+    }
+
+    /** Answers a request the server refuses with $status (carrying its id, when it has one) and closes. */
+    private function reject(int $status, string $reason, string $requestId): void
+    {
+        $context = $this->context;
+        $context->metrics->rejected($status);
+        if ($context->config->accessLog) {
+            $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
+                'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $status, 'reason' => $reason,
+            ]);
+        }
+        if ($this->writeAll($context->framer->errorResponse($status, requestId: $requestId))) {
+            $this->lingerAndClose();
         }
     }
 
@@ -569,12 +574,12 @@ final class Connection
         try {
             $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $requestIdLine);
         } catch (InvalidResponseException $error) {
-            $context->logger->error('The response to {method} {target} was refused, a 500 went out instead: {error}', [
-                'method' => $head->method, 'target' => $head->target, 'error' => $error->getMessage(),
+            $context->logger->error('The response to {method} {target} (request {request_id}) was refused, a 500 went out instead: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'request_id' => $this->requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
 
-            return $this->writeAll($context->framer->errorResponse(500, $keepAlive));
+            return $this->writeAll($context->framer->errorResponse(500, $keepAlive, requestId: $this->requestId));
         }
         $status = $response->getStatusCode();
         $this->phase = ConnectionPhase::Writing;

@@ -14,6 +14,9 @@ use Psr\Log\LoggerInterface;
  * "… repeated N times in S s" follows when the window ends. Records are the same when their
  * level and message template are, and their exception (class, message, file, line) — so one
  * failure under many requests is one record — or, without an exception, their context values.
+ * A record's request id (context key `request_id`) is not part of what it is: the summary names
+ * the requests of the repeats instead (the first REQUEST_IDS of them), so an operator can still
+ * match a user's request id to its failure.
  *
  * The stack trace of an exception is written once per distinct exception for the life of the
  * process; later records of it carry one line per exception of the chain.
@@ -22,11 +25,13 @@ final class RateLimitedLogger extends AbstractLogger
 {
     /** Distinct keys remembered for windows and traces; beyond it the oldest are forgotten. */
     private const MAX_KEYS = 1000;
+    /** Request ids of repeats a summary names; beyond it, only how many more. */
+    private const REQUEST_IDS = 100;
 
     /**
-     * key => [window start, suppressed count, level, template, context of the first record]
+     * key => [window start, suppressed count, level, template, context of the first record, request ids of the suppressed]
      *
-     * @var array<string, array{float, int, string, string, array<string, mixed>}>
+     * @var array<string, array{float, int, string, string, array<string, mixed>, list<string>}>
      */
     private array $windows = [];
     /** @var array<string, true> exceptions whose trace went out already */
@@ -59,6 +64,9 @@ final class RateLimitedLogger extends AbstractLogger
         $now = \microtime(true);
         if (isset($this->windows[$key])) {
             if ($now - $this->windows[$key][0] < $this->window) {
+                if (isset($context['request_id']) && $this->windows[$key][1] < self::REQUEST_IDS && \is_string($context['request_id'])) {
+                    $this->windows[$key][5][] = $context['request_id'];
+                }
                 $this->windows[$key][1]++;
                 $this->flushSoon();
 
@@ -69,7 +77,7 @@ final class RateLimitedLogger extends AbstractLogger
         if (\count($this->windows) >= self::MAX_KEYS) {
             $this->flush(\INF);
         }
-        $this->windows[$key] = [$now, 0, $level, $template, $context];
+        $this->windows[$key] = [$now, 0, $level, $template, $context, []];
         if ($errorKey !== '') {
             if (isset($this->tracesLogged[$errorKey])) {
                 $context['exception_logged_before'] = true;
@@ -92,16 +100,22 @@ final class RateLimitedLogger extends AbstractLogger
 
     private function summarise(string $key, float $now): void
     {
-        [$start, $suppressed, $level, $template, $context] = $this->windows[$key];
+        [$start, $suppressed, $level, $template, $context, $requestIds] = $this->windows[$key];
         unset($this->windows[$key]);
         if ($suppressed === 0) {
             return;
         }
         unset($context['exception']);
-        $this->inner->log($level, $template . ' … repeated {bobbin_repeats} more time(s) in {bobbin_seconds} s', [
+        $requests = '';
+        if ($requestIds !== []) {
+            $more = $suppressed - \count($requestIds);
+            $requests = ', for the requests ' . \implode(', ', $requestIds) . ($more > 0 ? ' and ' . \number_format($more) . ' more' : '');
+        }
+        $this->inner->log($level, $template . ' … repeated {bobbin_repeats} more time(s) in {bobbin_seconds} s{bobbin_requests}', [
             ...$context,
             'bobbin_repeats' => \number_format($suppressed),
             'bobbin_seconds' => \number_format(\min($now, $start + $this->window) - $start, 1),
+            'bobbin_requests' => $requests,
         ]);
     }
 
@@ -128,6 +142,9 @@ final class RateLimitedLogger extends AbstractLogger
     {
         $values = [];
         foreach ($context as $key => $value) {
+            if ($key === 'request_id') {
+                continue; // every request has its own: repeats are told apart by the rest
+            }
             if ($value === null || \is_scalar($value) || $value instanceof \Stringable) {
                 $values[$key] = (string) $value;
             }

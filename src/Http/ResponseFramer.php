@@ -168,9 +168,11 @@ final class ResponseFramer
 
     /**
      * The complete bytes of the server's own plain-text error response (a rejected request, a
-     * failed or timed-out handler).
+     * failed or timed-out handler). $requestId, when the request has one, goes out as
+     * X-Request-Id even when the client sent it: the id is what a user's report and the log
+     * line about the failure have in common. It is a token already (RequestIds::for()).
      */
-    public function errorResponse(int $status, bool $keepAlive = false, ?\Throwable $shown = null): string
+    public function errorResponse(int $status, bool $keepAlive = false, ?\Throwable $shown = null, string $requestId = ''): string
     {
         $reason = StatusReason::for($status);
         $body = $status . ' ' . $reason . "\n";
@@ -182,6 +184,7 @@ final class ResponseFramer
         return 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
             // A 503 is the server's state, not the request's fault: a client may try again soon.
             . ($status === 503 ? "Retry-After: 1\r\n" : '')
+            . ($requestId === '' ? '' : 'X-Request-Id: ' . $requestId . "\r\n")
             . "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body)
             . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
     }

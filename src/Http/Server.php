@@ -283,8 +283,9 @@ final class Server
     }
 
     /**
-     * The request whose code runs in $fiber (a connection's fiber, while the application has its
-     * request); null for any other fiber. A search over the connections: for reports, not per request.
+     * The request whose code runs in $fiber (a connection's fiber), or ran last when the fiber
+     * has finished it and waits for the next; null for any other fiber. A search over the
+     * connections: for reports, not per request.
      */
     public function requestRunningIn(object $fiber): ?RunningRequest
     {

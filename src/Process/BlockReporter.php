@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 use Bobbin\Async\BlockedCode;
+use Bobbin\Async\LoopHold;
 use Bobbin\Http\RunningRequest;
 use Bobbin\Metrics\Collector;
 use Bobbin\Metrics\MetricFamily;
@@ -13,9 +14,11 @@ use Closure;
 use Psr\Log\LoggerInterface;
 
 /**
- * The worker's side of blocking-call detection: turns what BlockProbe found into one warning
- * naming the request (method, target, id) and the PHP stack of the code that held the loop, at
- * most once per request, and counts them (bobbin_loop_blocks_total).
+ * The worker's side of blocking-call detection: one warning per request whose code held the
+ * loop past --block-threshold, naming the request (method, target, id), counted in
+ * bobbin_loop_blocks_total. By default from what the loop saw after the fact (held(): nothing
+ * was interrupted); with --block-stacks, the first report of a request is the one BlockProbe's
+ * signal made while the code still ran (report()), with its PHP stack.
  */
 final class BlockReporter implements Collector
 {
@@ -26,7 +29,7 @@ final class BlockReporter implements Collector
     private array $reported = [];
     private int $reports = 0;
 
-    /** @param Closure(object): ?RunningRequest $requestRunningIn the request a fiber serves (Server::requestRunningIn) */
+    /** @param Closure(object): ?RunningRequest $requestRunningIn the request a fiber serves or served last (Server::requestRunningIn) */
     public function __construct(
         private readonly LoggerInterface $logger,
         private readonly Closure $requestRunningIn,
@@ -34,6 +37,29 @@ final class BlockReporter implements Collector
     ) {
     }
 
+    /** One fiber or callback held the loop past the threshold and has let go (Async::reportLoopHolds()). */
+    public function held(LoopHold $hold): void
+    {
+        $request = $hold->task === null ? null : ($this->requestRunningIn)($hold->task);
+        if (!$this->firstReportOf($request)) {
+            return;
+        }
+        $origin = $hold->callbackOrigin();
+        $this->logger->warning(
+            'The loop of worker {pid} was held for {seconds} s by {what} without yielding (--block-threshold is {threshold} s): '
+            . 'every other request of this worker waited meanwhile. A blocking call? --block-stacks logs the PHP stack of such code',
+            [
+                'pid' => \getmypid(),
+                'seconds' => \round($hold->seconds, 3),
+                'what' => $request !== null
+                    ? \sprintf('%s %s (request %s)', $request->method, $request->target, $request->id)
+                    : ($origin === '' ? 'a fiber outside any request' : 'code outside any request (a callback from ' . $origin . ')'),
+                'threshold' => $this->thresholdSeconds,
+            ],
+        );
+    }
+
+    /** BlockProbe caught code holding the loop past the threshold (--block-stacks): its stack. */
     public function report(BlockedCode $code): void
     {
         if ($code->heldSeconds < $this->thresholdSeconds) {
@@ -42,16 +68,9 @@ final class BlockReporter implements Collector
             return;
         }
         $request = $code->task === null ? null : ($this->requestRunningIn)($code->task);
-        if ($request !== null) {
-            if (isset($this->reported[$request->id])) {
-                return;
-            }
-            if (\count($this->reported) >= self::REMEMBERED) {
-                $this->reported = [];
-            }
-            $this->reported[$request->id] = true;
+        if (!$this->firstReportOf($request)) {
+            return;
         }
-        $this->reports++;
         $this->logger->warning(
             '{what} has held the loop of worker {pid} for {seconds} s without yielding (--block-threshold is {threshold} s): '
             . 'every other request of this worker waits meanwhile. A blocking call? It was at {at}; its stack is below',
@@ -71,10 +90,27 @@ final class BlockReporter implements Collector
         yield new MetricFamily(
             'bobbin_loop_blocks_total',
             MetricType::Counter,
-            'Times code held a worker\'s loop past --block-threshold without yielding (each logged with its request and stack)',
+            'Times code held a worker\'s loop past --block-threshold without yielding (each logged with its request; with --block-stacks, its stack)',
             [[[], (float) $this->reports]],
             true,
         );
+    }
+
+    /** Whether a report about $request is the first (at most one per request); counts it. */
+    private function firstReportOf(?RunningRequest $request): bool
+    {
+        if ($request !== null) {
+            if (isset($this->reported[$request->id])) {
+                return false;
+            }
+            if (\count($this->reported) >= self::REMEMBERED) {
+                $this->reported = [];
+            }
+            $this->reported[$request->id] = true;
+        }
+        $this->reports++;
+
+        return true;
     }
 
     /** The stack in the shape of PHP's own traces: "#0 file(line): Class->function()". */

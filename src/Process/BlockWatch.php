@@ -7,10 +7,10 @@ namespace Bobbin\Process;
 use Bobbin\Async\LoopHeartbeat;
 
 /**
- * The master's side of blocking-call detection: gives each HTTP worker a slot of the shared
- * HeartbeatTable and, on each of its ticks, names the workers whose loop has been running code
- * without waiting for longer than --block-threshold, so the master can signal them (SIGURG) and
- * they log what holds them (BlockReporter). A long stretch is named again only each time it has
+ * The master's side of --block-stacks (opt-in: the signal cuts a sleep() short): gives each
+ * HTTP worker a slot of the shared HeartbeatTable and, on each of its ticks, names the workers
+ * whose loop has been running code without waiting for longer than --block-threshold, so the
+ * master can signal them (SIGURG) and they log the stack of what holds them (BlockReporter). A long stretch is named again only each time it has
  * doubled (at 0.1, 0.2, 0.4 s…): a second blocking request later in the same stretch is still
  * seen, and code that sleeps is not cut short over and over.
  */

@@ -50,7 +50,7 @@ final class Master
     private readonly MasterMetrics $metrics;
     private ?AdminService $admin = null;
     private readonly ?JobSupervisor $jobs;
-    /** Null when --block-threshold is 0, in the legacy mode (its scripts block by design), or without FFI. */
+    /** Null without --block-stacks, when --block-threshold is 0, in the legacy mode (its scripts block by design), or without FFI. */
     private readonly ?BlockWatch $blocks;
     private readonly int $tickMicroseconds;
 
@@ -64,7 +64,7 @@ final class Master
         $this->started = \microtime(true);
         $this->metrics = new MasterMetrics($this->started);
         $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
-        $this->blocks = $config->legacy ? null : BlockWatch::create($config->blockThreshold);
+        $this->blocks = $config->legacy || !$config->blockStacks ? null : BlockWatch::create($config->blockThreshold);
         $this->tickMicroseconds = $this->blocks === null ? self::TICK_MICROSECONDS : (int) ($this->blocks->tickSeconds() * 1e6);
     }
 

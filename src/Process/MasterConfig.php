@@ -29,8 +29,10 @@ final readonly class MasterConfig
         public string $admin = '',
         /** Job workers beside the HTTP workers (--job-workers); null: tasks run in the HTTP workers themselves. */
         public ?JobPoolConfig $jobs = null,
-        /** Seconds one fiber or callback may hold a worker's loop before the worker logs it with its stack (--block-threshold; 0: off). */
+        /** Seconds one fiber or callback may hold a worker's loop before the worker logs it with its request (--block-threshold; 0: off). */
         public float $blockThreshold = 0.1,
+        /** Interrupt such code with a signal to log its PHP stack too (--block-stacks; it cuts a sleep() short). */
+        public bool $blockStacks = false,
         /** Compare the process's state before and after each request and log what a request left behind (--detect-leaks). */
         public bool $detectLeaks = false,
     ) {

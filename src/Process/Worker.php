@@ -46,7 +46,7 @@ final class Worker
         private $listener,
         private readonly WorkerChannel $channel,
         private readonly LoggerInterface $logger,
-        /** The master's view of this worker's loop (BlockWatch); null: no blocking-call detection. */
+        /** The master's view of this worker's loop (BlockWatch, --block-stacks); null: no stacks of blocking code. */
         private readonly ?LoopHeartbeat $heartbeat = null,
     ) {
         $this->started = \microtime(true);
@@ -174,22 +174,24 @@ final class Worker
     }
 
     /**
-     * Lets the master see this worker's loop (a heartbeat in shared memory) and answers its
-     * signal, sent when one fiber or callback holds the loop past --block-threshold, with a
-     * warning naming the request and the stack of the code (BlockProbe, BlockReporter).
+     * Logs each request whose code held the loop past --block-threshold, once it lets go
+     * (Async::reportLoopHolds(): nothing is interrupted). With --block-stacks the master also
+     * sees this worker's loop (a heartbeat in shared memory) and signals it while such code
+     * runs, and the warning then carries the code's PHP stack (BlockProbe).
      */
     private function detectBlockingCalls(Server $server, Registry $registry): void
     {
-        if ($this->heartbeat === null || !Async::setLoopHeartbeat($this->heartbeat)) {
+        if ($this->config->blockThreshold <= 0.0) {
             return;
         }
         $reporter = new BlockReporter($this->logger, $server->requestRunningIn(...), $this->config->blockThreshold);
-        if (!BlockProbe::install(BlockWatch::SIGNAL, $reporter->report(...))) {
-            Async::setLoopHeartbeat(null);
-
-            return;
+        if (!Async::reportLoopHolds($this->config->blockThreshold, $reporter->held(...))) {
+            return; // another loop driver: it cannot tell
         }
         $registry->add($reporter);
+        if ($this->heartbeat !== null && Async::setLoopHeartbeat($this->heartbeat) && !BlockProbe::install(BlockWatch::SIGNAL, $reporter->report(...))) {
+            Async::setLoopHeartbeat(null);
+        }
     }
 
     /** After the last request: stop reporting and say goodbye to the master; the exit code. */

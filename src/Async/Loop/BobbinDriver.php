@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Async\Loop;
 
 use Bobbin\Async\LoopHeartbeat;
+use Bobbin\Async\LoopHold;
 use Revolt\EventLoop\CallbackType;
 use Revolt\EventLoop\Driver;
 use Revolt\EventLoop\Suspension;
@@ -52,6 +53,8 @@ final class BobbinDriver implements Driver
     private $previousPolledAt = 0.0;
     /** Told when the loop goes to wait and when it comes back (a watchdog of blocking code). */
     public ?LoopHeartbeat $heartbeat = null;
+    /** A BlockProbe asked for timed hand-overs (timeHandOvers()). */
+    private bool $probeTimesHandOvers = false;
 
     /**
      * @param float $batchDelay seconds to pause after a tick with fewer than $batchBelow ready streams (0: off)
@@ -339,10 +342,31 @@ final class BobbinDriver implements Driver
         return $this->scheduler->runningSince;
     }
 
-    /** Times every hand-over to a fiber or callback (heldSince() then names the running one's start), or only polls. */
+    /** Times every hand-over to a fiber or callback (heldSince() then names the running one's start), or only polls (unless holds are reported). */
     public function timeHandOvers(bool $timed): void
     {
-        $this->scheduler->timesHandOvers = $timed;
+        $this->probeTimesHandOvers = $timed;
+        $this->scheduler->timesHandOvers = $timed || $this->scheduler->onHold !== null;
+    }
+
+    /**
+     * Calls $report each time one fiber, callback or microtask held the loop for $seconds or
+     * longer without yielding, once it lets go (when the loop hands over to the next one or goes
+     * to wait): found after the fact, so nothing is interrupted. It costs what timed hand-overs
+     * cost (timeHandOvers()) and a comparison per hand-over. A fiber resumed by other code than
+     * the loop (KeyedWaiters::runSettled()) counts as part of the callback that resumed it.
+     * Null stops it.
+     *
+     * @param (\Closure(LoopHold): void)|null $report runs in the loop, between two hand-overs: it must not suspend
+     */
+    public function reportHolds(float $seconds, ?\Closure $report): void
+    {
+        if ($report !== null && !($seconds > 0.0)) {
+            throw new \ValueError('A hold is reported past a positive number of seconds');
+        }
+        $this->scheduler->onHold = $report;
+        $this->scheduler->holdLimit = $report === null ? \PHP_INT_MAX : (int) \round($seconds * 1e9);
+        $this->scheduler->timesHandOvers = $report !== null || $this->probeTimesHandOvers;
     }
 
     public function onSignal(int $signal, \Closure $closure): string
@@ -444,6 +468,11 @@ final class BobbinDriver implements Driver
             && $this->registry->pendingDefers === [] && $streams->inlineWaiter === null && $scheduler->interrupt === null
             && !$scheduler->stopped && $scheduler->callerYieldsToTheLoop()) {
             $streams->inlineWaiter = $suspension;
+            // The poll ends the caller's stretch (the tick's loopWaits()); when it goes on
+            // without suspending, the next stretch is the caller's again.
+            $timed = $scheduler->timesHandOvers;
+            $code = $timed ? $scheduler->runningCode : null;
+            $codeIn = $timed ? $scheduler->runningIn : null;
             try {
                 $this->tick();
             } catch (\Throwable $tickError) {
@@ -461,6 +490,11 @@ final class BobbinDriver implements Driver
                 throw $error;
             }
             if ($ready) {
+                if ($timed) {
+                    $scheduler->runningCode = $code;
+                    $scheduler->runningIn = $codeIn;
+                }
+
                 return;
             }
         }
@@ -497,7 +531,11 @@ final class BobbinDriver implements Driver
 
         $polledStreams = false;
         $this->heartbeat?->idle();
-        $this->scheduler->runningSince = 0;
+        if ($this->scheduler->timesHandOvers) {
+            $this->scheduler->loopWaits(); // the turn's last hand-over ends: was it a hold?
+        } else {
+            $this->scheduler->runningSince = 0;
+        }
         $this->previousPolledAt = $this->polledAt;
         $this->idleAt = \microtime(true);
         if ($this->streams->watched > 0) {

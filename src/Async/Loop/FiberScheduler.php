@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Async\Loop;
 
+use Bobbin\Async\LoopHold;
 use Revolt\EventLoop\FiberLocal;
 use Revolt\EventLoop\UncaughtThrowable;
 
@@ -59,9 +60,29 @@ final class FiberScheduler
     public $runningSince = 0;
     /**
      * Whether each hand-over is timed (one hrtime(), ~1,200 instructions per hello request):
-     * only while a BlockProbe is installed; otherwise the poll's return is the only mark.
+     * only while a BlockProbe is installed or holds are reported; otherwise the poll's return is
+     * the only mark.
      */
     public bool $timesHandOvers = false;
+    /**
+     * Nanoseconds one hand-over may hold the loop before $onHold hears of it, when the next
+     * hand-over (or the loop's next wait) ends it: the clock read that starts one hand-over ends
+     * the one before, so the check costs a comparison, not a clock read.
+     *
+     * @var int
+     */
+    public $holdLimit = \PHP_INT_MAX;
+    /** @var (\Closure(LoopHold): void)|null */
+    public ?\Closure $onHold = null;
+    /**
+     * What runs since $runningSince, while hand-overs are timed: the fiber the loop resumed, or
+     * the callback or microtask; null for the loop's own work. Untyped: written per hand-over.
+     *
+     * @var \Fiber<mixed, mixed, mixed, mixed>|\Closure|null
+     */
+    public $runningCode = null;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null the fiber $runningCode runs in */
+    public $runningIn = null;
     /** @var (\Closure(): mixed)|null handed to {main} when the loop fiber next yields */
     public ?\Closure $interrupt = null;
     public ?\Closure $errorHandler = null;
@@ -313,7 +334,13 @@ final class FiberScheduler
                     unset($this->callbacks[$this->callbackHead]);
                     $this->callbackHead++;
                     if ($this->timesHandOvers) {
-                        $this->runningSince = \hrtime(true);
+                        $now = \hrtime(true);
+                        if ($now - $this->runningSince >= $this->holdLimit) {
+                            $this->held($now);
+                        }
+                        $this->runningSince = $now;
+                        $this->runningCode = $watch->closure;
+                        $this->runningIn = $self;
                     }
                     try {
                         $invoke($watch);
@@ -348,7 +375,12 @@ final class FiberScheduler
         $outer = $this->resumedFiber;
         $this->resumedFiber = $fiber;
         if ($this->timesHandOvers) {
-            $this->runningSince = \hrtime(true);
+            $now = \hrtime(true);
+            if ($now - $this->runningSince >= $this->holdLimit) {
+                $this->held($now);
+            }
+            $this->runningSince = $now;
+            $this->runningCode = $this->runningIn = $fiber;
         }
         try {
             if ($entry instanceof \Fiber) {
@@ -375,7 +407,14 @@ final class FiberScheduler
     {
         \assert($closure instanceof \Closure);
         if ($this->timesHandOvers) {
-            $this->runningSince = \hrtime(true);
+            $now = \hrtime(true);
+            if ($now - $this->runningSince >= $this->holdLimit) {
+                $this->held($now);
+            }
+            $this->runningSince = $now;
+            $this->runningCode = $closure;
+            // Called from the callback fiber only: a task the closure starts may take that fiber.
+            $this->runningIn = $this->callbackFiber;
         }
         try {
             $closure(...$args);
@@ -383,5 +422,33 @@ final class FiberScheduler
             $this->error($closure, $exception);
         }
         FiberLocal::clear();
+    }
+
+    /** The loop is about to wait: the last hand-over of the turn ends here (BobbinDriver's tick, while hand-overs are timed). */
+    public function loopWaits(): void
+    {
+        if ($this->holdLimit !== \PHP_INT_MAX) {
+            $now = \hrtime(true);
+            if ($now - $this->runningSince >= $this->holdLimit) {
+                $this->held($now);
+            }
+        }
+        $this->runningSince = 0;
+        $this->runningCode = $this->runningIn = null;
+    }
+
+    /** The code that ran since $runningSince held the loop past $holdLimit: tell $onHold (the loop's own work is not reported). */
+    private function held(int $now): void
+    {
+        $report = $this->onHold;
+        $code = $this->runningCode;
+        if ($report === null || $code === null || $this->runningSince === 0) {
+            return;
+        }
+        try {
+            $report(new LoopHold(($now - $this->runningSince) / 1e9, $code instanceof \Closure ? $code : null, $this->runningIn));
+        } catch (\Throwable $exception) {
+            $this->error($report, $exception);
+        }
     }
 }

@@ -22,6 +22,8 @@ final class ServeCommandTest extends TestCase
         self::assertStringContainsString('--max-body-bytes', $out);
         self::assertStringContainsString('BOBBIN_MAX_BODY_BYTES', $out);
         self::assertStringContainsString('--listen', $out);
+        self::assertStringContainsString('--block-stacks', $out);
+        self::assertStringContainsString('BOBBIN_BLOCK_STACKS', $out);
         [$code, $out] = ServerProcess::runToCompletion(['--help']);
         self::assertSame(0, $code);
         self::assertStringContainsString('serve APP_FILE', $out);

@@ -9,6 +9,7 @@ declare(strict_types=1);
  *   /slow?ms=N       answers after N ms (a fiber wait, other requests go on)
  *   /block?ms=N      blocks the whole worker for N ms (usleep), then answers
  *   /spin?ms=N       holds the worker's CPU for N ms (a loop that never yields), then answers
+ *   /sleep?s=N       sleep(N) (blocking the worker), then answers how long it slept, measured inside (seconds)
  *   /throw           the handler throws
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
@@ -61,6 +62,11 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             }
 
             return new Response(200, ['Content-Type' => 'text/plain'], 'spun');
+        case '/sleep':
+            $started = \hrtime(true);
+            \sleep((int) ($query['s'] ?? 1)); // blocking on purpose: a safety net must not cut it short
+
+            return new Response(200, ['Content-Type' => 'text/plain'], \sprintf('%.6f', (\hrtime(true) - $started) / 1e9));
         case '/throw':
             throw new \RuntimeException('secret detail that must not reach the client');
         case '/stream':

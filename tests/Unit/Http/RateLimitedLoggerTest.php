@@ -103,4 +103,34 @@ final class RateLimitedLoggerTest extends TestCase
         self::assertSame(2, \substr_count($written, '#0 '), 'Each exception of the chain has its trace exactly once');
         self::assertStringContainsString('(the stack trace of this error was logged before)', $written);
     }
+
+    public function testTheSummaryNamesTheRequestsOfTheRepeatsItStandsFor(): void
+    {
+        $logger = $this->logger();
+        $error = self::failure('database down');
+        for ($i = 0; $i < 5; $i++) {
+            $logger->error('Failed (request {request_id}): {message}', ['request_id' => 'r' . $i, 'message' => $error->getMessage(), 'exception' => $error]);
+        }
+        $logger->flush(\INF);
+
+        $lines = \array_values(\array_filter(\explode("\n", $this->written()), static fn (string $l): bool => \str_contains($l, '[error]')));
+        self::assertCount(2, $lines);
+        self::assertStringContainsString('Failed (request r0): database down', $lines[0]);
+        self::assertMatchesRegularExpression('/repeated 4 more time\(s\) in \d+\.\d s, for the requests r1, r2, r3, r4$/', $lines[1]);
+    }
+
+    public function testRecordsThatDifferOnlyInTheirRequestIdAreRepeats(): void
+    {
+        $logger = $this->logger();
+        for ($i = 0; $i < 250; $i++) {
+            $logger->warning('GET /slow (request {request_id}) still running', ['request_id' => 'r' . $i]);
+        }
+        $logger->flush(\INF);
+
+        $written = $this->written();
+        self::assertSame(2, \substr_count($written, 'still running'), 'a request id alone does not make a record new');
+        self::assertStringContainsString('repeated 249 more time(s)', $written);
+        self::assertStringContainsString('r1, r2, ', $written);
+        self::assertStringEndsWith(', r100 and 149 more' . "\n", $written, 'the summary names a bounded number of requests');
+    }
 }

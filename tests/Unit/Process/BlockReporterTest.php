@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Process;
 
 use Bobbin\Async\BlockedCode;
+use Bobbin\Async\LoopHold;
 use Bobbin\Http\RunningRequest;
 use Bobbin\Process\BlockReporter;
 use PHPUnit\Framework\TestCase;
@@ -70,6 +71,35 @@ final class BlockReporterTest extends TestCase
 
         self::assertCount(2, $this->records);
         self::assertSame('Code outside any request', $this->records[0][2]['what']);
+    }
+
+    public function testAHoldSeenAfterTheFactNamesTheRequestAndHowLongItHeldTheLoop(): void
+    {
+        $this->reporter->held(new LoopHold(1.0004, null, $this->requestFiber));
+
+        self::assertCount(1, $this->records);
+        [$level, $message, $context] = $this->records[0];
+        self::assertSame('warning', $level);
+        self::assertStringContainsString('was held for {seconds} s by {what} without yielding', $message);
+        self::assertSame('POST /orders?x=1 (request abc-7)', $context['what']);
+        self::assertSame(1.0, $context['seconds']);
+    }
+
+    public function testARequestWhoseStackWasReportedIsNotReportedAgainWhenItLetsGo(): void
+    {
+        $this->reporter->report(self::blocked(0.1, $this->requestFiber));
+        $this->reporter->held(new LoopHold(0.9, null, $this->requestFiber));
+
+        self::assertCount(1, $this->records);
+    }
+
+    public function testACallbackOutsideAnyRequestIsNamedByWhereItWasWritten(): void
+    {
+        $line = __LINE__ + 1;
+        $callback = static fn () => null;
+        $this->reporter->held(new LoopHold(0.3, $callback, new \stdClass()));
+
+        self::assertSame('code outside any request (a callback from ' . __FILE__ . ':' . $line . ')', $this->records[0][2]['what'] ?? null);
     }
 
     public function testALongLoopTurnMadeOfShortTasksBlamesNoOne(): void
