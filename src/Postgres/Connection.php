@@ -11,10 +11,12 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
+use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Postgres\Exception\ConnectException;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Postgres\Exception\ConnectTimeoutException;
+use Bobbin\Postgres\Exception\OutcomeUnknownException;
 use Bobbin\Postgres\Exception\PostgresException;
 use Bobbin\Postgres\Exception\QueryException;
 use Bobbin\Postgres\Exception\QueryTimeoutException;
@@ -52,6 +54,8 @@ final class Connection implements Executor
     private const LARGE_REQUEST = 16_384;
     /** Bound of the background clean-up after an abandoned statement. */
     private const DRAIN_TIMEOUT = 10.0;
+    /** How long the caller of a cancelled statement waits to learn whether it ran (abandon()). */
+    private const SETTLE_SECONDS = 1.0;
 
     /** @var ConnectionState */
     private $state = ConnectionState::Idle;
@@ -537,7 +541,7 @@ final class Connection implements Executor
                 }
             }
         } catch (CancelledException $e) {
-            throw $this->abandon($e, $cancellation, $sql);
+            return $this->abandon($e, $cancellation, $sql);
         } catch (StreamClosedException) {
             throw new ConnectionLostException($this->closeReason);
         }
@@ -577,27 +581,57 @@ final class Connection implements Executor
 
     /**
      * The caller gave up on a running statement: cancel it on the server and drain its results
-     * in the background, so the connection is reusable once the server is idle again.
+     * in the background, so the connection is reusable once the server is idle again. The
+     * caller waits up to SETTLE_SECONDS for what became of it, and is told one of three
+     * outcomes: done (the statement finished before the cancel landed: its result, as if never
+     * cancelled — a committed write is never reported as failed), not done (the server
+     * cancelled or refused it: the cancellation, or the server's own error), or unknown
+     * (OutcomeUnknownException: no answer in time; the drain goes on).
+     *
+     * @return PgResult
+     * @throws CancelledException|PostgresException
      */
-    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|PostgresException
+    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql)
     {
         $this->state = ConnectionState::Draining;
-        $this->drained = Async::run($this->drain(...))->ignore();
-        if ($cancellation !== null && $cancellation->isRequested()) {
-            return $reason;
-        }
-
-        return new QueryTimeoutException(\sprintf(
+        $drain = Async::run(fn () => $this->drain($sql));
+        $this->drained = $drain->ignore();
+        $interruption = $cancellation !== null && $cancellation->isRequested() ? $reason : new QueryTimeoutException(\sprintf(
             'The statement ran longer than its timeout of %.3f s and was cancelled: %s',
             $this->config->queryTimeout ?? 0.0,
             $sql,
         ), '57014');
+        try {
+            $outcome = $drain->await(new TimeoutCancellation(self::SETTLE_SECONDS));
+        } catch (CancelledException) {
+            $outcome = null;
+        }
+        if ($outcome === null) {
+            throw new OutcomeUnknownException(\sprintf(
+                '%s; the server did not confirm within %.1f s whether the statement ran, so it may or may not have taken effect',
+                $interruption->getMessage(),
+                self::SETTLE_SECONDS,
+            ), '', '', '', '', $interruption);
+        }
+        if ($outcome instanceof PostgresException) {
+            // 57014 query_canceled is the cancellation landing; any other error is the server's own "no".
+            throw $outcome->sqlState() === '57014' ? $interruption : $outcome;
+        }
+
+        return $outcome;
     }
 
-    private function drain(): void
+    /**
+     * Cancels the abandoned statement on the server and reads the rest of its answer.
+     *
+     * @return PgResult|PostgresException|null its result, the error it ended with, or null when
+     *                                         the answer could not be read to its end
+     */
+    private function drain(string $sql)
     {
         $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
         $remaining = static fn (): float => \max(0.0, $deadline - \microtime(true));
+        $outcome = null;
         try {
             while (($flushed = @\pg_flush($this->handle)) !== true) {
                 if ($flushed === false) {
@@ -612,14 +646,24 @@ final class Connection implements Executor
                     // Without the cancel the statement still ends by itself; the drain deadline bounds the wait.
                 }
             }
-            do {
+            $result = $error = null;
+            while (true) {
                 while (@\pg_connection_busy($this->handle)) {
                     $this->watcher->awaitReadable($remaining());
                     if (!@\pg_consume_input($this->handle)) {
                         throw $this->lost('The connection broke while draining a cancelled statement');
                     }
                 }
-            } while (@\pg_get_result($this->handle) !== false);
+                $next = @\pg_get_result($this->handle);
+                if ($next === false) {
+                    break;
+                }
+                if (\pg_result_status($next) === \PGSQL_FATAL_ERROR) {
+                    $error ??= ErrorFactory::fromResult($next, $sql);
+                } else {
+                    $result ??= $next;
+                }
+            }
             if ($this->state === ConnectionState::Draining) {
                 $this->state = \pg_connection_status($this->handle) === \PGSQL_CONNECTION_OK
                     ? ConnectionState::Idle
@@ -628,12 +672,16 @@ final class Connection implements Executor
                     $this->markIdle();
                 }
             }
+            // A lost connection leaves an error result: only an error the server sent is a "no".
+            $outcome = $error instanceof ConnectionLostException ? null : ($error ?? $result);
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
         }
         if ($this->state === ConnectionState::Closed) {
             $this->markClosed($this->closeReason);
         }
+
+        return $outcome;
     }
 
     private function cancelOverNewConnection(int $pid): void

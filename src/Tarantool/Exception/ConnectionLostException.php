@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Bobbin\Tarantool\Exception;
 
+use Bobbin\Async\OutcomeUnknown;
+
 /** The connection broke before the answer came: the request may or may not have run. */
-final class ConnectionLostException extends TarantoolException
+final class ConnectionLostException extends TarantoolException implements OutcomeUnknown
 {
 }
