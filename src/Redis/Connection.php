@@ -286,23 +286,12 @@ final class Connection implements Executor
     }
 
     /**
-     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only, and
-     * readWhileIdle() may take it.
+     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only (or
+     * the end of the stream), and isAlive() or catchUp() may read it.
      */
     public function isIdle(): bool
     {
         return $this->open && !$this->leading && $this->sent === $this->received;
-    }
-
-    /**
-     * @internal reads and handles what arrived while nothing was in flight (pushes; the end of
-     * the stream closes the connection)
-     */
-    public function readWhileIdle(): void
-    {
-        if ($this->isIdle() && $this->socket->isReadableNow()) {
-            $this->readArrived();
-        }
     }
 
     /** Reads what arrived while idle: pushes are handled, the end of the stream closes the connection. */
