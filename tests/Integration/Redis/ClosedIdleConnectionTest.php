@@ -52,7 +52,7 @@ final class ClosedIdleConnectionTest extends TestCase
         return self::$private ??= PrivateRedis::start('idle-closed');
     }
 
-    /** Kills $victim from another connection and waits until its end of the stream has reached us. */
+    /** Kills the client's shared connection from another one, and gives its end of the stream time to arrive; returns the killed id. */
     private static function kill(Client $redis, string $url): int
     {
         $victim = $redis->sharedConnection()->clientId();
