@@ -12,16 +12,20 @@ use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
 use Bobbin\Pool\PoolStatistics;
 use Bobbin\Pool\PoolTimeoutException as SharedPoolTimeoutException;
+use Bobbin\Redis\Exception\ConnectionLostException;
 use Bobbin\Redis\Exception\PoolTimeoutException;
 use Bobbin\Redis\Exception\RedisException;
 use Bobbin\Redis\Internal\ClientCache;
 use Bobbin\Redis\Internal\CommandPolicy;
+use Bobbin\Redis\Internal\ErrorFactory;
+use Bobbin\Redis\Internal\ErrorReply;
 use Bobbin\Redis\Internal\PoolConnector;
 use Closure;
 
 /**
  * Redis for every fiber of a process: one pipelined connection they all share (Connection), opened
- * on first use and again on the first command after it was lost, plus a small pool of dedicated
+ * on first use and again on the first command after it was lost or closed by the server while
+ * idle (a peek before sending: the command goes on the new one), plus a small pool of dedicated
  * connections (src/Pool) for what cannot share one: transactions with WATCH and blocking
  * commands. Subscriptions get a connection of their own (subscribe()).
  *
@@ -63,10 +67,6 @@ final class Client implements Executor
     public function execute(array $command, ?Cancellation $cancellation = null): mixed
     {
         CommandPolicy::checkShared($command);
-        $connection = $this->shared;
-        if ($connection === null || $connection->isClosed()) {
-            $connection = $this->connect($cancellation);
-        }
         if ($this->cache !== null && $this->cache->count() > 0) {
             // This connection's own writes are invalidated after their reply: too late for the
             // read that may follow at once.
@@ -76,14 +76,21 @@ final class Client implements Executor
                 }
             }
         }
+        $id = $this->send($command, $cancellation, $connection);
+        $reply = $connection->await($id, $cancellation);
+        if ($reply instanceof ErrorReply) {
+            throw ErrorFactory::forReply($reply, $command);
+        }
 
-        return $connection->execute($command, $cancellation);
+        return $reply;
     }
 
     /**
      * GET, from the client-side cache when it is on (ClientConfig::$cacheSize) and holds the key:
      * the server tells this client when a value it read changes (CLIENT TRACKING), and the value
-     * is dropped as that invalidation is read.
+     * is dropped as that invalidation is read. The cache answers only when every invalidation
+     * that has reached this process is applied; one still on its way from the server is not (see
+     * docs/REDIS.md): getFresh() reads past the cache.
      */
     public function get(string $key, ?Cancellation $cancellation = null): ?string
     {
@@ -91,27 +98,27 @@ final class Client implements Executor
             return $this->getFromServer($key, $cancellation);
         }
         $connection = $this->shared;
-        if ($connection === null || $connection->isClosed()) {
-            $connection = $this->connect($cancellation);
-        }
-        if ($connection->protocol() !== 3) {
-            return $connection->execute(['GET', $key], $cancellation); // no pushes, no tracking
-        }
-        // Nothing in flight: read the invalidations that arrived since (one poll), so a cached
-        // value is never older than what the server told us. With commands in flight the reader
-        // reads them as soon as the loop polls.
-        $connection->readWhileIdle();
-        if ($this->cache->has($key)) {
+        // catchUp() also sees the end of the stream of an idle connection the server closed.
+        if ($connection !== null && $connection->catchUp() && $this->cache->has($key)) {
             return $this->cache->get($key);
         }
-        $id = $connection->send(['GET', $key]);
-        $this->cache->expect($id, $key);
-        $reply = $connection->await($id, $cancellation);
-        if ($reply instanceof Internal\ErrorReply) {
-            throw Internal\ErrorFactory::forReply($reply, ['GET', $key]);
+
+        return $this->getThrough($key, true, $cancellation);
+    }
+
+    /**
+     * GET from the server whether or not the client-side cache holds the key, for a read that
+     * must see a write another connection has finished: its invalidation reaches this client
+     * asynchronously (docs/REDIS.md, "Client-side caching"). The reply refreshes the cache.
+     * Without the cache, the same as get().
+     */
+    public function getFresh(string $key, ?Cancellation $cancellation = null): ?string
+    {
+        if ($this->cache === null) {
+            return $this->getFromServer($key, $cancellation);
         }
 
-        return $reply === null ? null : (string) $reply;
+        return $this->getThrough($key, false, $cancellation);
     }
 
     /**
@@ -127,12 +134,8 @@ final class Client implements Executor
         foreach ($commands as $command) {
             CommandPolicy::checkShared($command);
         }
-        $connection = $this->shared;
-        if ($connection === null || $connection->isClosed()) {
-            $connection = $this->connect($cancellation);
-        }
 
-        return $connection->pipeline($commands, $cancellation);
+        return $this->live($cancellation)->pipeline($commands, $cancellation);
     }
 
     /**
@@ -212,20 +215,13 @@ final class Client implements Executor
 
     public function protocol(): int
     {
-        $connection = $this->shared;
-        if ($connection === null || $connection->isClosed()) {
-            $connection = $this->connect(null);
-        }
-
-        return $connection->protocol();
+        return $this->live(null)->protocol();
     }
 
     /** The shared connection (opened if needed): its client id, protocol, server version. */
     public function sharedConnection(?Cancellation $cancellation = null): Connection
     {
-        $connection = $this->shared;
-
-        return $connection === null || $connection->isClosed() ? $this->connect($cancellation) : $connection;
+        return $this->live($cancellation);
     }
 
     /** The dedicated connections' pool statistics. */
@@ -271,6 +267,57 @@ final class Client implements Executor
         } catch (PoolClosedException $e) {
             throw new RedisException('The Redis client is closed', 0, $e);
         }
+    }
+
+    /**
+     * The shared connection, opened when there is none or when the server closed it while it
+     * sat idle (CLIENT KILL, a restart, its idle timeout): seen before anything is sent on it
+     * (Connection::isAlive(), a peek), so the command goes on a new connection instead of failing.
+     */
+    private function live(?Cancellation $cancellation): Connection
+    {
+        $connection = $this->shared;
+
+        return $connection !== null && $connection->isAlive() ? $connection : $this->connect($cancellation);
+    }
+
+    /**
+     * Queues $command on the shared connection and returns its number; $connection is the one it
+     * went on. Connection::send() fails only before a byte of the command left (a write refused
+     * at once, as on a unix socket the server closed just after the peek): then it never ran and
+     * goes once more on a new connection. A command lost after it was sent fails in await() and
+     * is never sent again.
+     *
+     * @param array<int, mixed> $command
+     * @param-out Connection $connection
+     */
+    private function send(array $command, ?Cancellation $cancellation, ?Connection &$connection): int
+    {
+        $connection = $this->live($cancellation);
+        try {
+            return $connection->send($command);
+        } catch (ConnectionLostException) {
+            $connection = $this->connect($cancellation);
+
+            return $connection->send($command);
+        }
+    }
+
+    /** GET on the shared connection; over RESP3 its reply fills the cache as it is read. */
+    private function getThrough(string $key, bool $miss, ?Cancellation $cancellation): ?string
+    {
+        \assert($this->cache !== null);
+        $command = ['GET', $key];
+        $id = $this->send($command, $cancellation, $connection);
+        if ($connection->protocol() === 3) { // over RESP2 no pushes: nothing is cached
+            $this->cache->expect($id, $key, $miss);
+        }
+        $reply = $connection->await($id, $cancellation);
+        if ($reply instanceof ErrorReply) {
+            throw ErrorFactory::forReply($reply, $command);
+        }
+
+        return $reply === null ? null : (string) $reply;
     }
 
     /** One connect attempt at a time, shared by every fiber that arrives while it runs. */

@@ -90,6 +90,7 @@ final class Connection implements Executor
         $this->waiters = new KeyedWaiters();
         $this->promotion = new \stdClass();
         $this->openedAt = $this->lastUsedAt = \microtime(true);
+        $socket->markIdle();
     }
 
     public function __destruct()
@@ -264,41 +265,38 @@ final class Connection implements Executor
     }
 
     /**
-     * A cheap liveness check without a round trip: a zero-timeout poll; whatever arrived while
-     * nothing was asked (pushes, the end of the stream) is read. An idle connection the server
-     * closed (restart, CLIENT KILL, timeout) ends here.
+     * A cheap liveness check without a round trip, made before sending on a connection that sat
+     * idle: the pools' peek (Async\IdleSocketPeek: what the loop's last poll saw, or one
+     * recv(MSG_PEEK)); whatever arrived while nothing was asked (pushes, the end of the stream)
+     * is read. An idle connection the server closed (restart, CLIENT KILL, its idle timeout)
+     * ends here, before a command is sent on it. With commands in flight it is alive as far as
+     * anyone can tell: their reader sees the end.
      */
     public function isAlive(): bool
     {
         if (!$this->open) {
             return false;
         }
-        if ($this->leading || $this->sent !== $this->received || !$this->socket->isReadableNow()) {
+        if ($this->leading || $this->sent !== $this->received || !$this->socket->hasArrived()) {
             return true;
         }
-        $this->readWhileIdle();
+        $this->readArrived();
 
         return $this->open;
     }
 
     /**
-     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only, and
-     * readWhileIdle() may take it.
+     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only (or
+     * the end of the stream), and isAlive() or catchUp() may read it.
      */
     public function isIdle(): bool
     {
         return $this->open && !$this->leading && $this->sent === $this->received;
     }
 
-    /**
-     * @internal reads and handles what arrived while nothing was in flight (pushes; the end of
-     * the stream closes the connection)
-     */
-    public function readWhileIdle(): void
+    /** Reads what arrived while idle: pushes are handled, the end of the stream closes the connection. */
+    private function readArrived(): void
     {
-        if (!$this->isIdle() || !$this->socket->isReadableNow()) {
-            return;
-        }
         $bytes = $this->socket->read();
         if ($bytes === null) {
             $this->lose(new ConnectionLostException(\sprintf('Redis (%s) closed the connection while it was idle', $this->config->describe())));
@@ -313,6 +311,32 @@ final class Connection implements Executor
                 // deliver() closed the connection.
             }
         }
+        if ($this->open) {
+            $this->socket->markIdle();
+        }
+    }
+
+    /**
+     * @internal before answering from the client-side cache: reads what has arrived when nobody
+     * else reads (pushes; the end of the stream closes the connection). True when the connection
+     * is open and nothing unread waits in its socket, so every invalidation that had reached this
+     * process is applied; false when bytes wait that another fiber is about to read (an
+     * invalidation may be among them: ask the server).
+     */
+    public function catchUp(): bool
+    {
+        if (!$this->open) {
+            return false;
+        }
+        if (!$this->socket->isReadableNow()) {
+            return true;
+        }
+        if (!$this->isIdle()) {
+            return false;
+        }
+        $this->readArrived();
+
+        return $this->open;
     }
 
     /**
@@ -439,6 +463,9 @@ final class Connection implements Executor
         if ($next === null) {
             $this->leading = false;
             $this->leaderId = 0;
+            if ($this->sent === $this->received && $this->open) {
+                $this->socket->markIdle();
+            }
 
             return;
         }

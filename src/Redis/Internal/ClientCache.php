@@ -49,10 +49,12 @@ final class ClientCache
         return $this->values[$key];
     }
 
-    /** The GET numbered $id is in flight: its reply fills the cache. */
-    public function expect(int $id, string $key): void
+    /** The GET numbered $id is in flight: its reply fills the cache ($miss: the cache was asked first and had no answer). */
+    public function expect(int $id, string $key, bool $miss = true): void
     {
-        $this->misses++;
+        if ($miss) {
+            $this->misses++;
+        }
         $this->pending[$id] = $key;
     }
 

@@ -6,6 +6,7 @@ namespace Bobbin\Redis\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshake;
@@ -26,6 +27,7 @@ final class Socket
     private const READ_CHUNK = 262_144;
 
     private readonly StreamWatcher $watcher;
+    private ?IdleSocketPeek $idlePeek = null;
     private bool $closed = false;
 
     /** @param resource $stream */
@@ -143,6 +145,22 @@ final class Socket
     public function isReadableNow(): bool
     {
         return !$this->closed && Async::isReadableNow($this->stream);
+    }
+
+    /**
+     * Whether anything (data, the end of the stream) arrived while the connection sat idle: the
+     * pools' peek (IdleSocketPeek), often without a system call; for a liveness check before
+     * sending, not for reading what must not be missed (isReadableNow() polls for real).
+     */
+    public function hasArrived(): bool
+    {
+        return $this->closed || ($this->idlePeek ??= new IdleSocketPeek($this->stream))->hasArrived();
+    }
+
+    /** Nothing is in flight from now: what hasArrived() may ask the loop about. */
+    public function markIdle(): void
+    {
+        ($this->idlePeek ??= new IdleSocketPeek($this->stream))->markIdle();
     }
 
     public function isClosed(): bool

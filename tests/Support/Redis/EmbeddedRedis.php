@@ -51,11 +51,21 @@ final class EmbeddedRedis
 
     private static function script(string ...$commands): string
     {
+        return self::scriptIn(null, ...$commands);
+    }
+
+    /**
+     * Runs scripts/redis for the server in $home (BOBBIN_REDIS_HOME; null: the checkout's own)
+     * and returns the last command's output.
+     */
+    public static function scriptIn(?string $home, string ...$commands): string
+    {
         $output = '';
         foreach ($commands as $command) {
             // Every inherited descriptor above stderr closed: a server started from here must
             // not keep PHPUnit's pipes open.
             $line = 'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; '
+                . ($home === null ? '' : 'BOBBIN_REDIS_HOME=' . \escapeshellarg($home) . ' ')
                 . \dirname(__DIR__, 3) . '/scripts/redis ' . $command . ' 2>&1';
             $lines = [];
             \exec('/bin/bash -c ' . \escapeshellarg($line), $lines, $status);
