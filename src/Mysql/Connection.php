@@ -8,11 +8,13 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
 use Bobbin\Mysql\Exception\ConnectTimeoutException;
 use Bobbin\Mysql\Exception\MysqlException;
+use Bobbin\Mysql\Exception\OutcomeUnknownException;
 use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
 use Bobbin\Mysql\Exception\QueryTimeoutException;
@@ -24,6 +26,7 @@ use Bobbin\Mysql\Internal\Protocol;
 use Bobbin\Mysql\Internal\ResponseReader;
 use Bobbin\Mysql\Internal\StatementCache;
 use Bobbin\Mysql\Internal\Transport;
+use Bobbin\Pool\ReadStatement;
 use Closure;
 
 /**
@@ -42,6 +45,10 @@ final class Connection implements Executor
 
     /** Bound of the background clean-up after an abandoned statement. */
     private const DRAIN_TIMEOUT = 10.0;
+    /** How long the caller of a cancelled statement waits to learn whether it ran (abandon()). */
+    private const SETTLE_SECONDS = 1.0;
+    /** ER_QUERY_INTERRUPTED: a KILL QUERY (or a timeout) stopped the statement. */
+    private const ER_QUERY_INTERRUPTED = 1317;
     /** ER_UNKNOWN_STMT_HANDLER: the server no longer knows a cached statement. */
     private const UNKNOWN_STATEMENT = 1243;
 
@@ -408,7 +415,8 @@ final class Connection implements Executor
                 throw $this->interruption($e, $cancellation, $sql);
             }
             $this->unfinished = $reader;
-            throw $this->abandon($e, $cancellation, $sql);
+
+            return $this->abandon($e, $cancellation, $sql);
         } catch (ConnectionLostException $e) {
             $this->markClosed($e->getMessage());
             throw new ConnectionLostException('The connection was lost: ' . $e->getMessage() . ' (' . ErrorFactory::shorten($sql) . ')', 0, '', $e);
@@ -468,23 +476,48 @@ final class Connection implements Executor
 
     /**
      * The caller gave up on a running statement: kill it on the server and read the rest of its
-     * answer in the background, so the connection is reusable once the server is done.
+     * answer in the background, so the connection is reusable once the server is done. The
+     * caller waits up to SETTLE_SECONDS for what became of it, and is told one of three
+     * outcomes: done (the statement finished before the kill landed: its answer, as if never
+     * cancelled — a committed write is never reported as failed), not done (the server
+     * interrupted it, or refused it with an error of its own), or unknown
+     * (OutcomeUnknownException: no answer in time; the drain goes on, dropping the rows).
+     *
+     * @throws CancelledException|MysqlException
      */
-    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
+    private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql): ResponseReader
     {
+        $reader = $this->unfinished;
+        \assert($reader !== null);
         $this->state = ConnectionState::Draining;
         $this->killSent = false;
         // Set before any kill runs the loop: another fiber's statement waits for it.
-        $this->drained = Async::run($this->drain(...))->ignore();
+        $drain = Async::run($this->drain(...));
+        $this->drained = $drain->ignore();
         if (Async::inMain()) {
-            // Blocking mode: a kill queued for the loop would wait for this caller's next
-            // statement, and a script that goes on with blocking work (or an FPM request that
-            // ends) would leave the statement running all that time. Kill it now; the rest of
-            // the answer is still read when the loop next runs.
+            // Blocking mode: a kill queued for the loop would wait until the loop runs; send it
+            // before anything else happens.
             $this->killUnfinished();
         }
+        $interruption = $this->interruption($reason, $cancellation, $sql);
+        try {
+            $drain->await(new TimeoutCancellation(self::SETTLE_SECONDS));
+        } catch (CancelledException) {
+            // Still running on the server: whatever it returns from now on is dropped.
+        }
+        if (!$reader->isDone() || $this->state === ConnectionState::Closed) {
+            $reader->discardRows = true;
+            throw new OutcomeUnknownException(\sprintf(
+                '%s; the server did not confirm within %.1f s whether the statement ran, so it may or may not have taken effect',
+                $interruption->getMessage(),
+                self::SETTLE_SECONDS,
+            ), 0, '', $interruption);
+        }
+        if (($reader->error !== null && $reader->error->code === self::ER_QUERY_INTERRUPTED) || ($reader->error === null && ReadStatement::matches($sql))) {
+            throw $interruption; // the kill landed, or a read that changed nothing: not done
+        }
 
-        return $this->interruption($reason, $cancellation, $sql);
+        return $reader; // done, or the server's own error: the caller reads it as any answer
     }
 
     /** What the caller of an interrupted statement gets: its own cancellation, or the connection's queryTimeout. */
@@ -509,7 +542,7 @@ final class Connection implements Executor
         $this->unfinished = null;
         try {
             \assert($reader !== null);
-            $reader->discardRows = true;
+            // Rows are kept while the caller waits for the outcome (abandon()), dropped after.
             while (!$reader->isDone()) {
                 if ($reader->accept($this->transport->nextPayload($deadline, null))) {
                     break;

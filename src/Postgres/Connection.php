@@ -22,6 +22,7 @@ use Bobbin\Postgres\Exception\QueryException;
 use Bobbin\Postgres\Exception\QueryTimeoutException;
 use Bobbin\Postgres\Internal\ErrorFactory;
 use Bobbin\Postgres\Internal\ValueConverter;
+use Bobbin\Pool\ReadStatement;
 use Closure;
 use PgSql\Connection as PgConnection;
 use PgSql\Result as PgResult;
@@ -616,6 +617,9 @@ final class Connection implements Executor
         if ($outcome instanceof PostgresException) {
             // 57014 query_canceled is the cancellation landing; any other error is the server's own "no".
             throw $outcome->sqlState() === '57014' ? $interruption : $outcome;
+        }
+        if (ReadStatement::matches($sql)) {
+            throw $interruption; // a read that finished anyway changed nothing
         }
 
         return $outcome;
