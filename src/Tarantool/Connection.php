@@ -316,8 +316,9 @@ final class Connection implements Executor
         try {
             while (true) {
                 $session = $this->session($cancellation);
-                $bytes = $body($session, $cancellation);
                 try {
+                    // Inside: a name looked up first (the schema read) is part of the request.
+                    $bytes = $body($session, $cancellation);
                     $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
                     if ($idempotent && !$resent && !$this->closed) {
@@ -368,7 +369,9 @@ final class Connection implements Executor
     private function session(?Cancellation $cancellation): Session
     {
         $session = $this->session;
-        if ($session->isOpen()) {
+        // Alive, not just open: an idle socket the server closed (a restart) is replaced before a
+        // request goes out on it, as a pool's checkout does (one peek at the socket, no round trip).
+        if ($session->isAlive()) {
             return $session;
         }
         if ($this->streamId !== 0) {

@@ -9,15 +9,15 @@ use Bobbin\Tests\Support\ServerProcess;
 /**
  * A tarantool of a test's own on 127.0.0.1 (configured as scripts/tarantool.d/init.lua does: the
  * user bobbin/bobbin, nothing durable), in the foreground so its PID is the server's. $beforeUsers
- * is Lua run after box.cfg and before the user exists (a slow bootstrap: fiber.sleep(…)).
+ * is Lua run after box.cfg and before the user exists, $cfg more box.cfg options ("name = value,").
  */
 final class PrivateTarantool
 {
-    public static function start(string $beforeUsers = '', bool $waitForUsers = true): ServerProcess
+    public static function start(string $beforeUsers = '', bool $waitForUsers = true, string $cfg = ''): ServerProcess
     {
         return ServerProcess::start(
             'tarantool-private',
-            static function (string $directory, int $port) use ($beforeUsers): array {
+            static function (string $directory, int $port) use ($beforeUsers, $cfg): array {
                 \file_put_contents($directory . '/init.lua', <<<LUA
                     box.cfg{
                         listen = '127.0.0.1:$port',
@@ -25,6 +25,7 @@ final class PrivateTarantool
                         wal_mode = 'none',
                         memtx_memory = 64 * 1024 * 1024,
                         log = '$directory/tarantool.log',
+                        $cfg
                     }
                     $beforeUsers
                     box.schema.user.create('bobbin', {password = 'bobbin', if_not_exists = true})
