@@ -22,6 +22,7 @@
 #define BIPC_MAX_FRAME_LIMIT (1024u * 1024u * 1024u) /* keeps the top bit free for control frames */
 #define BIPC_CONTROL_FLAG 0x80000000u
 #define BIPC_CONTROL_MAX 4096u /* longest control body accepted */
+#define BIPC_MAX_ALLOWED_UIDS 32 /* --allow-uid given at most this many times */
 
 /* Control opcodes (first body byte of a control frame). */
 #define BIPC_OP_SHM_OPEN 0x01u
@@ -173,6 +174,12 @@ typedef struct {
     uint32_t max_frame;
     uint32_t spin_us;      /* busy-poll shm rings this long before sleeping */
     int quiet;
+    /* Who may connect over the unix socket (SO_PEERCRED): the daemon's own uid, the uids listed
+     * here, and with a group, peers whose gid is that group. */
+    uid_t allow_uids[BIPC_MAX_ALLOWED_UIDS];
+    int allow_uid_count;
+    int has_group;         /* the socket 0660 of unix_gid (else 0600 of the daemon's gid) */
+    gid_t unix_gid;
 } bipc_daemon_config;
 
 /* Derives the shm name prefix ("/bobbin-ipc-<hash>-") from the socket path. */

@@ -75,6 +75,7 @@ struct daemon {
     unsigned next_conn, next_shm;
     int stalled_channels;
     char prefix[64];
+    uid_t own_uid; /* always allowed to connect over the unix socket */
 };
 
 static void logf_(const struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -467,6 +468,28 @@ static void conn_read(struct daemon *d, struct conn *c)
     }
 }
 
+/* SO_PEERCRED: the daemon's own uid, a listed uid, or (with --unix-group) that group. The socket's
+ * mode keeps others out already; this holds when the mode was opened up or the group is wide. */
+static int peer_allowed(const struct daemon *d, int fd, char *why, size_t cap)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        snprintf(why, cap, "SO_PEERCRED failed: %s", strerror(errno));
+        return 0;
+    }
+    if (cred.uid == d->own_uid || (d->cfg->has_group && cred.gid == d->cfg->unix_gid)) {
+        return 1;
+    }
+    for (int i = 0; i < d->cfg->allow_uid_count; i++) {
+        if (d->cfg->allow_uids[i] == cred.uid) {
+            return 1;
+        }
+    }
+    snprintf(why, cap, "uid %u (pid %d) is not allowed (--allow-uid)", (unsigned)cred.uid, (int)cred.pid);
+    return 0;
+}
+
 static void accept_all(struct daemon *d, int lfd, int is_unix)
 {
     for (;;) {
@@ -482,7 +505,14 @@ static void accept_all(struct daemon *d, int lfd, int is_unix)
             }
             return;
         }
-        if (!is_unix) {
+        if (is_unix) {
+            char why[96];
+            if (!peer_allowed(d, fd, why, sizeof(why))) {
+                logf_(d, "refused a unix connection: %s", why);
+                close(fd);
+                continue;
+            }
+        } else {
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         }
@@ -665,6 +695,32 @@ static int socket_in_use(const char *path)
     return r == 0;
 }
 
+/* The socket's directory, when it does not exist yet: made 0700 (0750 of the group). An existing
+ * one is the operator's: it is left as it is (docs/IPC.md). */
+static int make_private_directory(const bipc_daemon_config *cfg, const char *path)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL || slash == dir) {
+        return 0; /* the working directory, or / */
+    }
+    *slash = '\0';
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        return 0;
+    }
+    mode_t mode = cfg->has_group ? 0750 : 0700;
+    mode_t old_umask = umask(0077);
+    int made = mkdir(dir, mode) == 0;
+    umask(old_umask);
+    if (!made || chmod(dir, mode) != 0 || (cfg->has_group && chown(dir, (uid_t)-1, cfg->unix_gid) != 0)) {
+        fprintf(stderr, "bobbin-ipcd: cannot make the directory %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 static int listen_unix(struct daemon *d, const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -684,12 +740,26 @@ static int listen_unix(struct daemon *d, const char *path)
         }
         unlink(path); /* left by a crashed instance */
     }
+    if (make_private_directory(d->cfg, path) != 0) {
+        return -1;
+    }
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 512) != 0) {
+    /* Whoever can connect can map shared memory through the daemon: the socket is born without
+     * group or other bits whatever the umask (no moment at 0777 for a chmod to close), then gets
+     * its mode, and its group when one is configured. */
+    mode_t old_umask = umask(0177);
+    int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    umask(old_umask);
+    mode_t mode = d->cfg->has_group ? 0660 : 0600;
+    if (!bound || (d->cfg->has_group && chown(path, (uid_t)-1, d->cfg->unix_gid) != 0) || chmod(path, mode) != 0 ||
+        listen(fd, 512) != 0) {
         fprintf(stderr, "bobbin-ipcd: cannot listen on %s: %s\n", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
+        }
+        if (bound) {
+            unlink(path);
         }
         return -1;
     }
@@ -729,6 +799,7 @@ int bipc_daemon_run(const bipc_daemon_config *cfg)
     struct daemon *d = &dd;
     memset(d, 0, sizeof(*d));
     d->cfg = cfg;
+    d->own_uid = geteuid();
     d->unix_fd = d->tcp_fd = d->sig_fd = -1;
     d->unix_tag.kind = TAG_LISTEN_UNIX;
     d->tcp_tag.kind = TAG_LISTEN_TCP;

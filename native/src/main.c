@@ -1,5 +1,7 @@
 #include "bobbin_ipc.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,8 @@ static int usage(const char *msg)
     }
     fprintf(stderr,
             "usage: bobbin-ipcd --unix=/path/daemon.sock [--tcp=127.0.0.1:PORT] [--max-frame=BYTES]\n"
-            "                   [--spin-us=MICROSECONDS] [--quiet]\n");
+            "                   [--spin-us=MICROSECONDS] [--quiet]\n"
+            "                   [--unix-group=GROUP] [--allow-uid=USER]...\n");
     return 2;
 }
 
@@ -55,6 +58,26 @@ int main(int argc, char **argv)
                 return usage("--spin-us expects microseconds (0..1000000)");
             }
             cfg.spin_us = (uint32_t)v;
+        } else if (strncmp(a, "--allow-uid=", 12) == 0) {
+            struct passwd *pw = getpwnam(a + 12);
+            if (pw != NULL) {
+                v = pw->pw_uid;
+            } else if (parse_uint(a + 12, 0xfffffffeul, &v) != 0) {
+                return usage("--allow-uid expects a user name or uid");
+            }
+            if (cfg.allow_uid_count == BIPC_MAX_ALLOWED_UIDS) {
+                return usage("--allow-uid given too many times");
+            }
+            cfg.allow_uids[cfg.allow_uid_count++] = (uid_t)v;
+        } else if (strncmp(a, "--unix-group=", 13) == 0) {
+            struct group *gr = getgrnam(a + 13);
+            if (gr != NULL) {
+                v = gr->gr_gid;
+            } else if (parse_uint(a + 13, 0xfffffffeul, &v) != 0) {
+                return usage("--unix-group expects a group name or gid");
+            }
+            cfg.has_group = 1;
+            cfg.unix_gid = (gid_t)v;
         } else if (strcmp(a, "--quiet") == 0) {
             cfg.quiet = 1;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

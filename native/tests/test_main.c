@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -827,6 +828,99 @@ static void test_contract_frames_on_raw_sockets(void)
     CHECK(daemon_stop(&dp, SIGTERM) == 0, "contract daemon exits 0");
 }
 
+/* ---------- who may connect ---------- */
+
+static void test_the_socket_is_0600_under_umask_000_in_a_0700_directory_it_makes(void)
+{
+    char dir[80], sock[108];
+    snprintf(dir, sizeof(dir), "/tmp/bobbin-ipc-test-dir-%d-%ld", (int)getpid(), (long)random());
+    snprintf(sock, sizeof(sock), "%s/d.sock", dir);
+    mode_t old = umask(0); /* the daemon inherits it */
+    daemon_proc dp;
+    int started = daemon_start_on(&dp, sock, NULL);
+    umask(old);
+    CHECK(started == 0, "start in a directory that does not exist yet");
+    struct stat st;
+    CHECK(stat(sock, &st) == 0 && (st.st_mode & 07777) == 0600, "socket mode %o", (unsigned)(st.st_mode & 07777));
+    CHECK(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700, "directory mode %o", (unsigned)(st.st_mode & 07777));
+    CHECK(daemon_stop(&dp, SIGTERM) == 0, "exits 0");
+    rmdir(dir);
+}
+
+/* Runs as uid/gid 65534 (nobody) in a child: 0 refused (EOF), 1 answered, 2 connect failed (EACCES). */
+static int request_as_nobody(const char *sock)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) {
+            _exit(3);
+        }
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+            _exit(2);
+        }
+        unsigned char frame[8];
+        bipc_put_u32(frame, 4);
+        memcpy(frame + 4, "abcd", 4);
+        if (send(fd, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame)) {
+            _exit(0); /* already closed */
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 2000) <= 0) {
+            _exit(4);
+        }
+        unsigned char buf[16];
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        _exit(n > 0 ? 1 : 0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+}
+
+static void test_a_peer_of_another_uid_is_refused(void)
+{
+    if (geteuid() != 0) {
+        printf("skipped: refusing another uid needs root to run a client as nobody\n");
+        return;
+    }
+    daemon_proc dp;
+    CHECK(daemon_start(&dp) == 0, "start");
+    CHECK(request_as_nobody(dp.sock) == 2, "the 0600 socket keeps nobody out");
+    /* A socket opened up by hand (or a group that lets too many in): SO_PEERCRED still refuses. */
+    chmod(dp.sock, 0666);
+    CHECK(request_as_nobody(dp.sock) == 0, "nobody is disconnected unanswered");
+    bipc_client c;
+    unsigned char resp[8];
+    CHECK(bipc_client_connect_unix(&c, dp.sock) == 0 && bipc_client_request(&c, "abcd", 4, resp, sizeof(resp)) == 1,
+          "the daemon's own uid is served");
+    bipc_client_close(&c);
+    CHECK(daemon_stop(&dp, SIGTERM) == 0, "exits 0");
+
+    char sock[108];
+    snprintf(sock, sizeof(sock), "/tmp/bobbin-ipc-test-%d-%ld.sock", (int)getpid(), (long)random());
+    CHECK(daemon_start_on(&dp, sock, "--allow-uid=65534") == 0, "start with --allow-uid");
+    chmod(dp.sock, 0666);
+    CHECK(request_as_nobody(dp.sock) == 1, "an allowed uid is served");
+    CHECK(daemon_stop(&dp, SIGTERM) == 0, "exits 0");
+}
+
+static void test_a_group_makes_the_socket_0660_of_that_group(void)
+{
+    char sock[108];
+    snprintf(sock, sizeof(sock), "/tmp/bobbin-ipc-test-%d-%ld.sock", (int)getpid(), (long)random());
+    char group[64];
+    snprintf(group, sizeof(group), "--unix-group=%d", (int)getegid());
+    daemon_proc dp;
+    CHECK(daemon_start_on(&dp, sock, group) == 0, "start with --unix-group");
+    struct stat st;
+    CHECK(stat(sock, &st) == 0 && (st.st_mode & 07777) == 0660 && st.st_gid == getegid(), "socket mode %o gid %d",
+          (unsigned)(st.st_mode & 07777), (int)st.st_gid);
+    CHECK(daemon_stop(&dp, SIGTERM) == 0, "exits 0");
+}
+
 int main(int argc, char **argv)
 {
     daemon_path = argc > 1 ? argv[1] : "build/bobbin-ipcd";
@@ -858,6 +952,9 @@ int main(int argc, char **argv)
     test_contract_frames_on_raw_sockets();
     test_sigterm_removes_socket_and_shm();
     test_restart_after_a_killed_daemon_cleans_up_its_leftovers();
+    test_the_socket_is_0600_under_umask_000_in_a_0700_directory_it_makes();
+    test_a_peer_of_another_uid_is_refused();
+    test_a_group_makes_the_socket_0660_of_that_group();
 
     printf("%d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;

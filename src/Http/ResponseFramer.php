@@ -24,7 +24,7 @@ use Psr\Http\Message\StreamInterface;
  *
  * Header fields of responses that are not Bobbin's own (validated when set) are checked here:
  * a name that is no token or a value with a control character is an InvalidResponseException,
- * never a byte on the wire.
+ * never a byte on the wire; so is a status outside 100–599.
  */
 final class ResponseFramer
 {
@@ -62,6 +62,10 @@ final class ResponseFramer
     public function frame(ResponseInterface $response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine, string $requestIdLine = ''): FramedResponse
     {
         $status = $response->getStatusCode();
+        if ($status < 100 || $status > 599) {
+            // Another PSR-7 implementation may allow any integer: "HTTP/1.1 99" is no status line.
+            throw new InvalidResponseException(\sprintf('The response status %d is outside 100–599', $status));
+        }
         $reason = $response->getReasonPhrase();
         // Bobbin's own responses refuse control characters in reason, names and values when
         // they are set; any other PSR-7 implementation gets them checked here.

@@ -219,6 +219,9 @@ final class Pool
             $connection = $this->connector->open($cancellation);
         } catch (\Throwable $e) {
             $this->open--;
+            // The slot is free again: a caller waiting in line must not pay for this caller's
+            // deadline by waiting out its acquire timeout.
+            $this->replaceForWaiter();
             throw $e;
         }
         $this->sweeper ??= Timer::every(

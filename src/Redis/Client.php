@@ -7,7 +7,7 @@ namespace Bobbin\Redis;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\SharedAttempt;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
 use Bobbin\Pool\PoolStatistics;
@@ -42,9 +42,8 @@ final class Client implements Executor
 
     private readonly ClientConfig $config;
     private ?Connection $shared = null;
-    private bool $connecting = false;
-    /** @var DeferredFuture<Connection>|null the connect attempt fibers arriving meanwhile wait for */
-    private ?DeferredFuture $attempt = null;
+    /** @var SharedAttempt<Connection> */
+    private readonly SharedAttempt $connects;
     /** @var Pool<Connection> */
     private readonly Pool $dedicated;
     private readonly ?ClientCache $cache;
@@ -54,6 +53,7 @@ final class Client implements Executor
     {
         $this->config = \is_string($config) ? ClientConfig::fromUrl($config) : $config;
         $connection = $this->config->connection;
+        $this->connects = new SharedAttempt();
         $this->cache = $this->config->cacheSize > 0 ? new ClientCache($this->config->cacheSize) : null;
         // Dedicated connections wait as long as their command says (a BLPOP's own timeout).
         $this->dedicated = new Pool(new PoolConnector($connection->with(commandTimeout: null, tracking: false)), $this->config->pool);
@@ -320,42 +320,34 @@ final class Client implements Executor
         return $reply === null ? null : (string) $reply;
     }
 
-    /** One connect attempt at a time, shared by every fiber that arrives while it runs. */
+    /**
+     * One connect attempt at a time, shared by every fiber that arrives while it runs; each waits
+     * for it within its own cancellation, and the attempt takes none (SharedAttempt).
+     */
     private function connect(?Cancellation $cancellation): Connection
     {
         if ($this->closed) {
             throw new RedisException('The Redis client is closed');
         }
-        if ($this->connecting) {
-            /** @var DeferredFuture<Connection> $attempt */
-            $attempt = $this->attempt ??= new DeferredFuture();
 
-            return $attempt->future()->await($cancellation);
-        }
+        return $this->connects->await($this->openShared(...), $cancellation);
+    }
+
+    private function openShared(): Connection
+    {
         $this->shared = null;
-        $this->connecting = true;
-        try {
-            $connection = Connection::connect(
-                $this->cache === null ? $this->config->connection : $this->config->connection->with(tracking: true),
-                $cancellation,
-            );
-        } catch (\Throwable $error) {
-            $this->connecting = false;
-            $attempt = $this->attempt;
-            $this->attempt = null;
-            $attempt?->fail($error);
-            throw $error;
+        $connection = Connection::connect(
+            $this->cache === null ? $this->config->connection : $this->config->connection->with(tracking: true),
+        );
+        if ($this->closed) {
+            $connection->close();
+            throw new RedisException('The Redis client is closed');
         }
-        $this->connecting = false;
         if ($this->cache !== null && $connection->protocol() === 3) {
             $this->cache->attach($connection);
         }
-        $this->shared = $connection;
-        $attempt = $this->attempt;
-        $this->attempt = null;
-        $attempt?->complete($connection);
 
-        return $connection;
+        return $this->shared = $connection;
     }
 
     /** @return array{string, string}|null */

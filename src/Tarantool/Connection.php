@@ -4,10 +4,9 @@ declare(strict_types=1);
 
 namespace Bobbin\Tarantool;
 
-use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CompositeCancellation;
-use Bobbin\Async\Future;
+use Bobbin\Async\SharedAttempt;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\MessagePack\Decoder;
@@ -39,8 +38,8 @@ use Closure;
 final class Connection implements Executor
 {
     private Session $session;
-    /** @var Future<Session>|null */
-    private ?Future $reconnecting = null;
+    /** @var SharedAttempt<Session> */
+    private readonly SharedAttempt $reconnects;
     private bool $closed = false;
     private readonly Schema $schema;
     private readonly Decoder $decoder;
@@ -57,6 +56,7 @@ final class Connection implements Executor
         $this->decoder = $decoder;
         $this->encoder = $encoder;
         $this->schema = new Schema();
+        $this->reconnects = new SharedAttempt();
     }
 
     /**
@@ -316,8 +316,9 @@ final class Connection implements Executor
         try {
             while (true) {
                 $session = $this->session($cancellation);
-                $bytes = $body($session, $cancellation);
                 try {
+                    // Inside: a name looked up first (the schema read) is part of the request.
+                    $bytes = $body($session, $cancellation);
                     $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
                     if ($idempotent && !$resent && !$this->closed) {
@@ -368,7 +369,9 @@ final class Connection implements Executor
     private function session(?Cancellation $cancellation): Session
     {
         $session = $this->session;
-        if ($session->isOpen()) {
+        // Alive, not just open: an idle socket the server closed (a restart) is replaced before a
+        // request goes out on it, as a pool's checkout does (one peek at the socket, no round trip).
+        if ($session->isAlive()) {
             return $session;
         }
         if ($this->streamId !== 0) {
@@ -378,24 +381,21 @@ final class Connection implements Executor
             throw new ConnectionLostException(\sprintf('The connection to Tarantool (%s) was closed', $this->config->describe()));
         }
         // One reconnect for everybody; each caller waits for it within its own cancellation.
-        $this->reconnecting ??= Async::run(function (): Session {
-            try {
-                $session = Session::open($this->config, $this->decoder, $this->encoder, null);
-                if ($this->closed) {
-                    $session->close('The connection was closed');
-                    throw new ConnectionLostException(\sprintf('The connection to Tarantool (%s) was closed', $this->config->describe()));
-                }
-                $this->session = $session;
-                $this->schema->invalidate();
-                $this->preparedOn = [];
+        return $this->reconnects->await($this->reopen(...), $cancellation);
+    }
 
-                return $session;
-            } finally {
-                $this->reconnecting = null;
-            }
-        })->ignore();
+    private function reopen(): Session
+    {
+        $session = Session::open($this->config, $this->decoder, $this->encoder, null);
+        if ($this->closed) {
+            $session->close('The connection was closed');
+            throw new ConnectionLostException(\sprintf('The connection to Tarantool (%s) was closed', $this->config->describe()));
+        }
+        $this->session = $session;
+        $this->schema->invalidate();
+        $this->preparedOn = [];
 
-        return $this->reconnecting->await($cancellation);
+        return $session;
     }
 
     private function spaceId(string|int $space, Session $session, ?Cancellation $cancellation): int

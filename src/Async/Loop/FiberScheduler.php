@@ -85,6 +85,7 @@ final class FiberScheduler
     public $runningIn = null;
     /** @var (\Closure(): mixed)|null handed to {main} when the loop fiber next yields */
     public ?\Closure $interrupt = null;
+    private mixed $mainValue = null;
     public ?\Closure $errorHandler = null;
     public bool $stopped = false;
 
@@ -172,6 +173,25 @@ final class FiberScheduler
     public function interruptWith(\Closure $interrupt): void
     {
         $this->interrupt = $interrupt;
+    }
+
+    /**
+     * Resumes {main} with $value. The value is held here, not in the interrupt closure: the
+     * suspended loop fiber keeps that closure until {main} waits again, and a value kept there
+     * (a connection {main} awaited) would outlive every reference {main} drops meanwhile.
+     */
+    public function resumeMain(mixed $value): void
+    {
+        $this->mainValue = $value;
+        $this->interrupt = $this->takeMainValue(...);
+    }
+
+    private function takeMainValue(): mixed
+    {
+        $value = $this->mainValue;
+        $this->mainValue = null;
+
+        return $value;
     }
 
     /** @param array<mixed> $args */

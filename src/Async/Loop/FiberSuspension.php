@@ -102,7 +102,7 @@ final class FiberSuspension implements Suspension
         if ($this->suspendedFiber !== null) {
             $this->scheduler->scheduleResume($this->suspendedFiber, $value);
         } elseif ($this->fiberRef === null) {
-            $this->scheduler->interruptWith(static fn () => $value);
+            $this->scheduler->resumeMain($value);
         }
     }
 

@@ -5,38 +5,33 @@ declare(strict_types=1);
 namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
-use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\SharedAttempt;
 use Closure;
 
 /**
  * What every IpcClient shares: a connection opened on the first request and again on the first
  * request after it was lost, and one connect attempt shared by every fiber that arrives while it
- * runs.
+ * runs (each waits for it within its own cancellation; the connect is bounded by its timeout).
  *
  * @internal
  */
 final class ReconnectingChannel
 {
     private ?FramedConnection $connection = null;
-    private bool $connecting = false;
-    /**
-     * The running attempt, for fibers that arrive while it runs; made by the first of them only
-     * (a lone caller's reconnect creates no future).
-     *
-     * @var DeferredFuture<FramedConnection>|null
-     */
-    private ?DeferredFuture $attempt = null;
+    /** @var SharedAttempt<FramedConnection> */
+    private readonly SharedAttempt $connects;
 
     /** @param Closure(): FramedConnection $open */
     public function __construct(private readonly Closure $open)
     {
+        $this->connects = new SharedAttempt();
     }
 
     public function request(string $payload, ?Cancellation $cancellation): string
     {
         $connection = $this->connection;
         if ($connection === null || !$connection->isOpen()) {
-            $connection = $this->connect();
+            $connection = $this->connects->await($this->connect(...), $cancellation);
         }
 
         return $connection->request($payload, $cancellation);
@@ -50,29 +45,8 @@ final class ReconnectingChannel
 
     private function connect(): FramedConnection
     {
-        if ($this->connecting) {
-            /** @var DeferredFuture<FramedConnection> $attempt */
-            $attempt = $this->attempt ??= new DeferredFuture();
-
-            return $attempt->future()->await();
-        }
         $this->connection = null; // lets the old connection go before a new one opens
-        $this->connecting = true;
-        try {
-            $connection = ($this->open)();
-        } catch (\Throwable $error) {
-            $this->connecting = false;
-            $attempt = $this->attempt;
-            $this->attempt = null;
-            $attempt?->fail($error); // only fibers that await it get it
-            throw $error;
-        }
-        $this->connecting = false;
-        $this->connection = $connection;
-        $attempt = $this->attempt;
-        $this->attempt = null;
-        $attempt?->complete($connection);
 
-        return $connection;
+        return $this->connection = ($this->open)();
     }
 }

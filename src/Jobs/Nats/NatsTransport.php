@@ -7,8 +7,7 @@ namespace Bobbin\Jobs\Nats;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\DeferredFuture;
-use Bobbin\Async\Future;
+use Bobbin\Async\SharedAttempt;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\JobTimeoutException;
@@ -53,13 +52,14 @@ final class NatsTransport implements JobTransport
     private const LONGEST_RETRY_SECONDS = 0.05;
 
     private ?Connection $connection = null;
-    /** @var Future<Connection>|null the connect in progress */
-    private ?Future $connecting = null;
+    /** @var SharedAttempt<Connection> this process's connect */
+    private SharedAttempt $connects;
     private int $connectedPid = 0;
     private bool $streamReady = false;
 
     public function __construct(public readonly NatsJobsConfig $config)
     {
+        $this->connects = new SharedAttempt();
     }
 
     public function execute(EncodedTask $task, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
@@ -218,28 +218,26 @@ final class NatsTransport implements JobTransport
         if ($this->connection !== null && $this->connectedPid === $pid && $this->connection->state() !== ConnectionState::Closed) {
             return $this->connection;
         }
-        if ($this->connecting !== null && $this->connectedPid === $pid) {
-            // Tasks submitted together share the one connection being made.
-            return $this->connecting->await($cancellation);
-        }
-        // A connection inherited through fork() belongs to the parent: never use it here.
-        $this->connectedPid = $pid;
-        $this->streamReady = false;
-        /** @var DeferredFuture<Connection> $made */
-        $made = new DeferredFuture();
-        $this->connecting = $made->future()->ignore();
-        try {
-            // Not the first caller's cancellation: the others wait on this connect too (it has its own timeout).
-            $this->connection = Connection::connect($this->config->connection);
-            $made->complete($this->connection);
-        } catch (NatsException $error) {
-            $made->fail($unavailable = new JobWorkersUnavailableException('Cannot reach the job workers\' NATS server: ' . $error->getMessage(), 0, $error));
-            throw $unavailable;
-        } finally {
-            $this->connecting = null;
+        if ($this->connectedPid !== $pid) {
+            // A connection or connect inherited through fork() belongs to the parent: never use it here.
+            $this->connectedPid = $pid;
+            $this->connection = null;
+            $this->connects = new SharedAttempt();
         }
 
-        return $this->connection;
+        // Tasks submitted together share the one connect; each waits for it within its own
+        // cancellation, and the connect takes none (it has its own timeout).
+        return $this->connects->await($this->connect(...), $cancellation);
+    }
+
+    private function connect(): Connection
+    {
+        $this->streamReady = false;
+        try {
+            return $this->connection = Connection::connect($this->config->connection);
+        } catch (NatsException $error) {
+            throw new JobWorkersUnavailableException('Cannot reach the job workers\' NATS server: ' . $error->getMessage(), 0, $error);
+        }
     }
 
     /** The stream of durable tasks: a work queue (a task is gone once acked), kept on file. */

@@ -93,4 +93,6 @@ final class Iproto
     public const ER_PASSWORD_MISMATCH = 47;
     public const ER_TRANSACTION_CONFLICT = 97;
     public const ER_WRONG_SCHEMA_VERSION = 109;
+    /** "Instance bootstrap hasn't finished yet": the server is starting (recovery, bootstrap, joining). */
+    public const ER_LOADING = 116;
 }

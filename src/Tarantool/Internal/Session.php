@@ -7,6 +7,7 @@ namespace Bobbin\Tarantool\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
@@ -19,6 +20,7 @@ use Bobbin\Tarantool\Exception\ConnectException;
 use Bobbin\Tarantool\Exception\ConnectionLostException;
 use Bobbin\Tarantool\Exception\ConnectTimeoutException;
 use Bobbin\Tarantool\Exception\ProtocolException;
+use Bobbin\Tarantool\Exception\ServerNotReadyException;
 use Bobbin\Tarantool\Exception\TarantoolException;
 use Closure;
 
@@ -48,6 +50,8 @@ final class Session
     private readonly StreamWatcher $watcher;
     private readonly FrameParser $parser;
     private readonly KeyedWaiters $waiters;
+    /** Whether the server closed the socket while it sat idle (a restart): asked before each request. */
+    private readonly IdleSocketPeek $peek;
     public readonly RequestEncoder $encoder;
     public readonly float $openedAt;
     public float $lastUsedAt;
@@ -75,6 +79,7 @@ final class Session
         $this->watcher = new StreamWatcher($stream);
         $this->parser = new FrameParser($decoder);
         $this->waiters = new KeyedWaiters();
+        $this->peek = new IdleSocketPeek($stream);
         $this->encoder = $encoder;
         $this->openedAt = $this->lastUsedAt = \microtime(true);
     }
@@ -156,6 +161,9 @@ final class Session
             $response = $this->await($sync, $cancellation);
         } finally {
             unset($this->pending[$sync], $this->arrived[$sync], $this->pushHandlers[$sync]);
+            if ($this->pending === []) {
+                $this->peek->markIdle();
+            }
         }
         if (isset($this->pushErrors[$sync])) {
             $error = $this->pushErrors[$sync];
@@ -183,14 +191,15 @@ final class Session
     /**
      * Without a round trip: false when the socket is broken, or when the server said something
      * while nothing was asked (an idle Tarantool session is silent; the end of the stream after
-     * a restart is not).
+     * a restart is not). One peek at the socket (Async\IdleSocketPeek: none on epoll when a poll
+     * found it quiet under 1 ms ago), asked before every request on an idle session.
      */
     public function isAlive(): bool
     {
         if ($this->broken !== null) {
             return false;
         }
-        if ($this->pending === [] && !$this->reading && Async::isReadableNow($this->stream)) {
+        if ($this->pending === [] && !$this->reading && $this->peek->firstByte() !== null) {
             $bytes = @\fread($this->stream, self::READ_CHUNK);
             if ($bytes === false || $bytes === '' || \feof($this->stream)) {
                 $this->fail(new ConnectionLostException('The server closed the connection while it was idle'));
@@ -215,6 +224,9 @@ final class Session
         $response = $this->request(Iproto::AUTH, $this->encoder->auth($this->config->user, ChapSha1::scramble($this->config->password, $this->greeting->salt)), $cancellation);
         if ($response->isError()) {
             $error = ErrorFactory::fromResponse($response, 'authentication');
+            if ($error->getCode() === Iproto::ER_LOADING) {
+                throw new ServerNotReadyException(\sprintf('Tarantool (%s) is still starting and refused the login for now: %s', $this->config->describe(), $error->getMessage()), $error->getCode(), $error->errorStack(), $error);
+            }
             throw new AccessDeniedException(\sprintf('Tarantool (%s) refused the login: %s', $this->config->describe(), $error->getMessage()), $error->getCode(), $error->errorStack(), $error);
         }
     }
@@ -240,7 +252,11 @@ final class Session
                 throw $e;
             }
             if (@\stream_socket_get_name($stream, true) === false) {
-                $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+                // The connect's own error is the socket's SO_ERROR: socket_last_error() of a socket
+                // just imported is 0 ("Success").
+                $socket = @\socket_import_stream($stream);
+                $errno = $socket instanceof \Socket ? @\socket_get_option($socket, \SOL_SOCKET, \SO_ERROR) : false;
+                $reason = \is_int($errno) && $errno !== 0 ? \socket_strerror($errno) : '';
                 @\fclose($stream);
                 throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
             }

@@ -67,4 +67,31 @@ final class InvalidResponsesTest extends TestCase
         self::assertSame(['fine'], $response['headers']['x-fine'] ?? null);
         self::assertSame('body', $response['body']);
     }
+
+    /** @return iterable<string, array{int}> */
+    public static function statusesOutsideTheRange(): iterable
+    {
+        yield 'two digits' => [99];
+        yield 'four digits' => [1000];
+        yield 'zero' => [0];
+        yield 'negative' => [-200];
+        yield 'just above' => [600];
+    }
+
+    #[DataProvider('statusesOutsideTheRange')]
+    public function testAStatusOutside100To599BecomesA500AndTheConnectionGoesOn(int $code): void
+    {
+        $server = self::$server;
+        \assert($server !== null);
+        $client = new RawClient($server->address);
+        $client->send("GET /bad-status?code={$code} HTTP/1.1\r\nHost: a\r\n\r\n");
+        $response = $client->readResponse();
+
+        self::assertSame(500, $response['status'] ?? null);
+        self::assertStringStartsWith("HTTP/1.1 500 ", $response['raw']);
+        $client->send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+        self::assertSame('Hello, World!', $client->readResponse()['body'] ?? null);
+        $client->close();
+        self::assertMatchesRegularExpression('#The response to GET /bad-status\?code=' . \preg_quote((string) $code, '#') . ' was refused, a 500 went out instead: .*status ' . \preg_quote((string) $code, '#') . '#', $server->log());
+    }
 }

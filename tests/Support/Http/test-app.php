@@ -18,6 +18,7 @@ declare(strict_types=1);
  *   /classic?what=W  PHP's own response functions: echo, header, cookie, code, sent (see the route)
  *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
  *                    server must refuse: crlf-name, crlf-value, nul-value
+ *   /bad-status?code=N  a response of that class with any status (99, 1000: none may go out)
  *   anything else    "Hello, World!"
  */
 
@@ -123,6 +124,8 @@ return static function (ServerRequestInterface $request): ResponseInterface {
                 'nul-value' => ['X-A' => ["a\0b"]],
                 default => ['X-Fine' => ['fine']],
             }, 'body');
+        case '/bad-status':
+            return new UncheckedResponse((int) ($query['code'] ?? 200), [], 'body');
         case '/status':
             return new Response((int) ($query['code'] ?? 200));
         default:

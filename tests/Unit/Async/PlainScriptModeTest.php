@@ -128,4 +128,28 @@ final class PlainScriptModeTest extends AsyncTestCase
     {
         return $inFiber ? Async::run($scenario)->await() : $scenario();
     }
+
+    public function testAValueMainAwaitedIsFreedAsSoonAsMainDropsIt(): void
+    {
+        $released = new \ArrayObject();
+        $future = Async::run(static function () use ($released): object {
+            Async::delay(0.001);
+
+            return new class ($released) {
+                public function __construct(private readonly \ArrayObject $released)
+                {
+                }
+
+                public function __destruct()
+                {
+                    $this->released[] = true;
+                }
+            };
+        });
+        $value = $future->await();
+        unset($future, $value);
+
+        // Not held by the loop until {main} waits again (a connection's socket, its mapping).
+        self::assertCount(1, $released);
+    }
 }

@@ -189,6 +189,33 @@ final class ResponseFramerTest extends TestCase
         self::assertStringStartsWith("HTTP/1.1 418 I'm a teapot\r\n", $framed->head);
     }
 
+    /** @return iterable<string, array{int}> */
+    public static function statusesOutsideTheRange(): iterable
+    {
+        yield 'two digits' => [99];
+        yield 'four digits' => [1000];
+        yield 'zero' => [0];
+        yield 'negative' => [-1];
+        yield 'just above' => [600];
+    }
+
+    #[DataProvider('statusesOutsideTheRange')]
+    public function testAStatusOutside100To599IsRefusedNamingIt(int $status): void
+    {
+        try {
+            self::framer()->frame(new UncheckedResponse($status, [], 'x'), 'GET', '1.1', true, self::DATE);
+            self::fail('HTTP/1.1 ' . $status . ' was framed');
+        } catch (InvalidResponseException $e) {
+            self::assertStringContainsString('status ' . $status . ' ', $e->getMessage());
+        }
+    }
+
+    public function testTheEdgesOfTheRangeGoOut(): void
+    {
+        self::assertStringStartsWith("HTTP/1.1 100 Continue\r\n", self::framer()->frame(new UncheckedResponse(100, []), 'GET', '1.1', true, self::DATE)->head);
+        self::assertStringStartsWith("HTTP/1.1 599 ", self::framer()->frame(new UncheckedResponse(599, [], 'x'), 'GET', '1.1', true, self::DATE)->head);
+    }
+
     /** @return iterable<string, array{array<string, list<string>>, string}> */
     public static function invalidFields(): iterable
     {

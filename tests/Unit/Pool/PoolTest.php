@@ -9,6 +9,8 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Async\TimeoutException;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
 use Bobbin\Pool\PoolSettings;
@@ -203,6 +205,26 @@ final class PoolTest extends TestCase
         }
         self::assertLessThan(1.0, \microtime(true) - $started);
         self::assertSame(0, $pool->statistics()->open);
+    }
+
+    public function testAnOpenEndedByItsCallersDeadlineLeavesTheSlotToTheCallerWaitingInLine(): void
+    {
+        $pool = $this->pool(maxSize: 1, acquireTimeout: 5.0);
+        $this->connector->openDelay = 0.1;
+        $hurried = Async::run(static fn () => $pool->acquire(new TimeoutCancellation(0.02)));
+        Async::delay(0.005);
+        $patient = Async::run(static fn () => $pool->acquire());
+        Async::delay(0.005);
+        self::assertSame(1, $pool->statistics()->waiting, 'the pool is full: the second caller waits in line');
+
+        try {
+            $hurried->await();
+            self::fail('the hurried caller waited past its deadline');
+        } catch (TimeoutException) {
+        }
+        $started = \microtime(true);
+        self::assertInstanceOf(FakeConnection::class, $patient->await());
+        self::assertLessThan(1.0, \microtime(true) - $started, 'served by an open of its own, not after the acquire timeout');
     }
 
     public function testAFailedOpenDoesNotCountAsOpen(): void
