@@ -45,7 +45,7 @@ final class Pools
             }
         }
         $parts = [];
-        foreach (['host' => 'host', 'port' => 'port', 'dbname' => 'dbname', 'database' => 'dbname', 'user' => 'user', 'username' => 'user', 'password' => 'password', 'sslmode' => 'sslmode', 'application_name' => 'application_name'] as $key => $name) {
+        foreach (['host' => 'host', 'port' => 'port', 'dbname' => 'dbname', 'database' => 'dbname', 'user' => 'user', 'username' => 'user', 'password' => 'password', 'sslmode' => 'sslmode', 'sslrootcert' => 'sslrootcert', 'tls_insecure' => 'tls_insecure', 'application_name' => 'application_name'] as $key => $name) {
             if (isset($params[$key]) && (\is_string($params[$key]) || \is_int($params[$key])) && (string) $params[$key] !== '' && !isset($parts[$name])) {
                 $parts[$name] = $name . "='" . \addcslashes((string) $params[$key], "'\\") . "'";
             }

@@ -25,7 +25,8 @@ final class TestCertificates
             return $directory;
         }
         $building = $directory . '.' . \getmypid();
-        @\mkdir($building, 0700, true);
+        @\mkdir(\dirname($directory), 0755, true); // var/ itself stays open to the servers' users (postgres)
+        @\mkdir($building, 0700);
         self::openssl($building, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '3650', '-subj', '/CN=Bobbin TLS test CA', '-keyout', 'ca-key.pem', '-out', 'ca.pem');
         self::signed($building, self::LOCALHOST, 'localhost', 'DNS:localhost,IP:127.0.0.1');
         self::signed($building, self::WRONG_HOST, 'wrong.example', 'DNS:wrong.example');
