@@ -29,7 +29,7 @@ final class ConnectionConfig
         public readonly string $host = '127.0.0.1',
         public readonly int $port = 3306,
         public readonly string $user = 'root',
-        public readonly string $password = '',
+        #[\SensitiveParameter] public readonly string $password = '',
         public readonly string $database = '',
         public readonly ?string $unixSocket = null,
         public readonly float $connectTimeout = 10.0,
@@ -61,7 +61,7 @@ final class ConnectionConfig
      * the named arguments override the URL's.
      */
     public static function fromUrl(
-        string $url,
+        #[\SensitiveParameter] string $url,
         float $connectTimeout = 10.0,
         ?float $queryTimeout = null,
         int $statementCacheSize = 256,

@@ -13,9 +13,9 @@ final readonly class ConnectionConfig
         public string $host = '127.0.0.1',
         public int $port = 4222,
         public ?string $user = null,
-        public ?string $password = null,
+        #[\SensitiveParameter] public ?string $password = null,
         /** Token auth (nats://TOKEN@host): sent as auth_token, instead of user/password. */
-        public ?string $token = null,
+        #[\SensitiveParameter] public ?string $token = null,
         /** Shown by the server (connz) for this client. */
         public string $name = 'bobbin',
         /** Seconds for the TCP connect, TLS and the CONNECT/PING/PONG handshake together. */
@@ -69,7 +69,7 @@ final readonly class ConnectionConfig
      * nats://TOKEN@host:port (a user without a password is a token); tls://… requires TLS. The
      * named arguments override the URL's.
      */
-    public static function fromUrl(string $url, mixed ...$overrides): self
+    public static function fromUrl(#[\SensitiveParameter] string $url, mixed ...$overrides): self
     {
         $parts = \parse_url($url);
         $scheme = \strtolower((string) ($parts['scheme'] ?? ''));
@@ -112,7 +112,7 @@ final readonly class ConnectionConfig
         return \sprintf('%s://%s%s:%d', $this->tls ? 'tls' : 'nats', $who, $this->host, $this->port);
     }
 
-    private static function mask(string $url): string
+    private static function mask(#[\SensitiveParameter] string $url): string
     {
         return (string) \preg_replace('#//[^@/]*@#', '//***@', $url);
     }

@@ -30,7 +30,7 @@ final class ConnectionConfig
         public readonly int $port = 6379,
         public readonly ?string $unixSocket = null,
         public readonly ?string $user = null,
-        public readonly ?string $password = null,
+        #[\SensitiveParameter] public readonly ?string $password = null,
         public readonly int $database = 0,
         public readonly int $protocol = 3,
         public readonly bool $tls = false,
@@ -64,7 +64,7 @@ final class ConnectionConfig
      * protocol (2|3), tls_ca, tls_insecure (1: no verification, see TlsVerification), timeout (the command timeout, seconds),
      * connect_timeout, name. A password alone (redis://:secret@host) authenticates as "default".
      */
-    public static function fromUrl(string $url): self
+    public static function fromUrl(#[\SensitiveParameter] string $url): self
     {
         $parts = \parse_url($url);
         $scheme = \is_array($parts) ? \strtolower($parts['scheme'] ?? '') : '';

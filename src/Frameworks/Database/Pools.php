@@ -24,7 +24,7 @@ final class Pools
     {
     }
 
-    public static function forConnectionString(string $connectionString, int $maxSize = 16): ConnectionPool
+    public static function forConnectionString(#[\SensitiveParameter] string $connectionString, int $maxSize = 16): ConnectionPool
     {
         return self::$pools[$connectionString . '#' . $maxSize] ??= new ConnectionPool(\PHP_SAPI === 'cli'
             ? PoolConfig::fromConnectionString($connectionString, maxSize: $maxSize)
@@ -37,7 +37,7 @@ final class Pools
      *
      * @param array<string, mixed> $params
      */
-    public static function connectionString(array $params): string
+    public static function connectionString(#[\SensitiveParameter] array $params): string
     {
         foreach (['dsn', 'url'] as $key) {
             if (isset($params[$key]) && \is_string($params[$key]) && $params[$key] !== '') {

@@ -32,7 +32,7 @@ final class SslSettings
     }
 
     /** @throws \ValueError for a mode that does not verify, unless tls_insecure says so */
-    public static function of(string $connectionString, bool $insecure): self
+    public static function of(#[\SensitiveParameter] string $connectionString, bool $insecure): self
     {
         $uri = \preg_match('#^postgres(?:ql)?://#i', $connectionString) === 1;
         $options = $uri ? self::uriOptions($connectionString) : self::keywordOptions($connectionString);
@@ -90,7 +90,7 @@ final class SslSettings
     }
 
     /** @return array<string, string> */
-    private static function keywordOptions(string $connectionString): array
+    private static function keywordOptions(#[\SensitiveParameter] string $connectionString): array
     {
         \preg_match_all("/(\\w+)\\s*=\\s*('(?:[^'\\\\]|\\\\.)*'|\\S+)/", $connectionString, $matches, \PREG_SET_ORDER);
         $options = [];
@@ -102,7 +102,7 @@ final class SslSettings
     }
 
     /** @return array<string, string> */
-    private static function uriOptions(string $connectionString): array
+    private static function uriOptions(#[\SensitiveParameter] string $connectionString): array
     {
         \parse_str((string) (\parse_url($connectionString, \PHP_URL_QUERY) ?? ''), $query);
         $options = [];
@@ -115,7 +115,7 @@ final class SslSettings
         return $options;
     }
 
-    private static function withOption(string $connectionString, bool $uri, string $name, string $value): string
+    private static function withOption(#[\SensitiveParameter] string $connectionString, bool $uri, string $name, string $value): string
     {
         if ($uri) {
             return $connectionString . (\str_contains($connectionString, '?') ? '&' : '?') . $name . '=' . \rawurlencode($value);
