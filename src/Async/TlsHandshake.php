@@ -8,7 +8,7 @@ namespace Bobbin\Async;
  * Turns an open, non-blocking client socket into a TLS one without blocking the loop: PHP's
  * stream_socket_enable_crypto() returns 0 while the handshake waits for the server, and the
  * fiber waits for the socket meanwhile. The server's certificate and name are verified unless
- * told otherwise. The database and messaging clients call this after their own prelude
+ * the settings asked for unverified encryption by name (TlsVerification). The database and messaging clients call this after their own prelude
  * (MySQL's SSLRequest, NATS's INFO, Redis at once).
  */
 final class TlsHandshake
@@ -70,7 +70,11 @@ final class TlsHandshake
             }
         }
         if ($done !== true) {
-            throw new TlsHandshakeException(\trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error)));
+            $reason = \trim((string) \preg_replace('/^stream_socket_enable_crypto\(\):\s*/', '', $error));
+            // Refused by the check (an unknown CA, a self-signed certificate, another host's
+            // name): say how to pass it, and what the way around it costs.
+            $refusedByTheCheck = $verifyPeer && \preg_match('/certificate verify failed|did not match expected/i', $reason) === 1;
+            throw new TlsHandshakeException($refusedByTheCheck ? $reason . ' (' . TlsVerification::HINT . ')' : $reason);
         }
         $watcher?->noteTlsStarted();
     }

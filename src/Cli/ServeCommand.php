@@ -27,6 +27,7 @@ use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Process\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\JobMaster;
+use Bobbin\Process\Admin\AdminAccess;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
 use Bobbin\Process\MasterConfig;
@@ -45,7 +46,9 @@ final class ServeCommand
     /** Options of the command itself, beside the server's own (ServerConfig::OPTIONS). */
     private const OWN_OPTIONS = [
         'workers' => ['int', 'the number of cores', 'worker processes, supervised by a master process that replaces any that ends'],
-        'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address)'],
+        'admin' => ['string', '', 'HOST:PORT or unix:/path where the master serves /metrics (Prometheus), /status and /status.json (off when empty; never the application\'s address); an address other than loopback or a unix socket needs --admin-token-file or --admin-insecure'],
+        'admin-token-file' => ['string', '', 'file whose first line is a bearer token (16+ printable characters, e.g. openssl rand -hex 32) every admin request must carry as Authorization: Bearer TOKEN'],
+        'admin-insecure' => ['bool', 'false', 'let --admin listen on an address other hosts reach WITHOUT authentication: anyone who reaches it reads /metrics and /status'],
         'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning naming the request, once per request and after the fact: nothing is interrupted (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
         'block-stacks' => ['bool', 'false', 'also take the PHP stack of such code while it runs: the master signals the worker (SIGURG), which interrupts the code — a sleep() in it returns early (for development and staging; docs/OBSERVABILITY.md)'],
         'detect-leaks' => ['bool', 'false', 'after each request, compare the application\'s static properties, globals, ini settings, timezone, locale, output buffers, loop callbacks and database connections with before it, and log what a request left behind, once each; requests then run one at a time per worker (for development and staging; docs/OBSERVABILITY.md)'],
@@ -108,6 +111,9 @@ final class ServeCommand
             throw new UsageException('--detect-leaks watches an application object; a --legacy script starts afresh each request');
         }
         $admin = (string) ($options['admin'] ?? '');
+        $adminTokenFile = (string) ($options['admin-token-file'] ?? '');
+        $adminInsecure = self::flag('admin-insecure', $options['admin-insecure'] ?? false);
+        $adminAccess = null;
         $blockThreshold = self::seconds('block-threshold', $options['block-threshold'] ?? 0.1);
         $blockStacks = self::flag('block-stacks', $options['block-stacks'] ?? false);
         if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
@@ -142,9 +148,16 @@ final class ServeCommand
             if ($admin === $config->listen && !\str_ends_with($admin, ':0')) {
                 throw new UsageException('--admin must not be the application\'s address (--listen)');
             }
+            try {
+                $adminAccess = AdminAccess::for($admin, $adminTokenFile === '' ? null : AdminAccess::readTokenFile($adminTokenFile), $adminInsecure);
+            } catch (\InvalidArgumentException $error) {
+                throw new UsageException($error->getMessage());
+            }
+        } elseif ($adminTokenFile !== '' || $adminInsecure) {
+            throw new UsageException('--admin-token-file and --admin-insecure go with --admin');
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).

@@ -98,7 +98,7 @@ final class Connection implements Executor
      *
      * @throws ConnectException|ConnectTimeoutException|CancelledException
      */
-    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
         $cancellation?->throwIfRequested();

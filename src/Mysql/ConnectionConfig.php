@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Mysql;
 
+use Bobbin\Async\TlsVerification;
+
 /** How to open and use one connection to MySQL or MariaDB. */
 final class ConnectionConfig
 {
@@ -14,10 +16,11 @@ final class ConnectionConfig
      * @param float|null $queryTimeout default per-statement bound; the statement is killed on the server when it passes
      * @param int $statementCacheSize prepared statements kept per connection (0: prepared, run and closed each time)
      * @param bool $decodeJson JSON columns come back decoded (arrays) instead of as strings
-     * @param TlsMode $tls whether to encrypt (Preferred: when the server offers it; Required: or fail)
+     * @param TlsMode $tls whether to encrypt (Preferred: when the server offers it; Required: or fail);
+     *                     either way the server's certificate and name are verified
      * @param string|null $tlsCa the CA certificate file to verify the server with (else the system's)
-     * @param bool|null $tlsVerifyPeer check the server's certificate and name; null: for `required`, and
-     *                                 for `preferred` only when $tlsCa is given (see verifiesTls())
+     * @param bool $tlsInsecure encrypt WITHOUT checking the server's certificate and name (tls_insecure=1):
+     *                          anyone in the network path can then read and change the traffic
      * @param bool $allowMultipleStatements let one query string hold several statements (CLIENT_MULTI_STATEMENTS)
      * @param array<string, string> $attributes connection attributes sent to the server (program name…)
      * @param string|null $serverPublicKey caching_sha2_password: the server's RSA public key (PEM), else it is asked for
@@ -26,7 +29,7 @@ final class ConnectionConfig
         public readonly string $host = '127.0.0.1',
         public readonly int $port = 3306,
         public readonly string $user = 'root',
-        public readonly string $password = '',
+        #[\SensitiveParameter] public readonly string $password = '',
         public readonly string $database = '',
         public readonly ?string $unixSocket = null,
         public readonly float $connectTimeout = 10.0,
@@ -35,7 +38,7 @@ final class ConnectionConfig
         public readonly bool $decodeJson = false,
         public readonly TlsMode $tls = TlsMode::Preferred,
         public readonly ?string $tlsCa = null,
-        public readonly ?bool $tlsVerifyPeer = null,
+        public readonly bool $tlsInsecure = false,
         public readonly bool $allowMultipleStatements = false,
         public readonly array $attributes = ['_client_name' => 'bobbin', 'program_name' => 'bobbin'],
         public readonly ?string $serverPublicKey = null,
@@ -54,11 +57,11 @@ final class ConnectionConfig
     /**
      * From a URL: mysql://user:password@host:port/database?unix_socket=/path&tls=required&tls_ca=/ca.pem
      * (mariadb:// is the same). Options in the query string: unix_socket, tls
-     * (disabled|preferred|required), tls_ca, tls_verify (0|1), multi_statements (0|1);
+     * (disabled|preferred|required), tls_ca, tls_insecure (1: no verification), multi_statements (0|1);
      * the named arguments override the URL's.
      */
     public static function fromUrl(
-        string $url,
+        #[\SensitiveParameter] string $url,
         float $connectTimeout = 10.0,
         ?float $queryTimeout = null,
         int $statementCacheSize = 256,
@@ -87,33 +90,20 @@ final class ConnectionConfig
             $decodeJson,
             $tls,
             $option('tls_ca'),
-            $option('tls_verify') === null ? null : $flag($option('tls_verify'), true),
+            TlsVerification::insecureFromQuery($query),
             $flag($option('multi_statements'), false),
         );
     }
 
     /**
-     * Whether TLS checks the server's certificate and host name: as $tlsVerifyPeer says, else
-     * always for `required`, and for `preferred` only when a CA was given. `preferred` falls
-     * back to clear text when the server offers no TLS, so an attacker in the path can always
-     * strip it: verifying there would buy no authenticity, only refuse the servers with a
-     * self-signed certificate (MariaDB's own, generated at install) that encryption still
-     * protects from eavesdroppers. Whoever needs the server authenticated asks for `required`.
+     * Whether TLS checks the server's certificate and host name: always, unless the settings
+     * asked by name for encryption without it (tls_insecure=1). In `preferred` too: a
+     * certificate that cannot be verified is refused, never encrypted to anyway and never a
+     * reason to go on in clear text (docs/MYSQL.md, "TLS").
      */
     public function verifiesTls(): bool
     {
-        return $this->tlsVerifyPeer ?? ($this->tls === TlsMode::Required || $this->tlsCa !== null);
-    }
-
-    /**
-     * Whether an encrypted session may carry the password itself (mysql_clear_password,
-     * caching_sha2_password's full authentication): only when its TLS verified the server, or
-     * the settings turned verification off by name (tls_verify=0: the caller vouches for the
-     * network). TLS that is unverified by default keeps out eavesdroppers, not whoever answers.
-     */
-    public function trustsTlsWithPassword(): bool
-    {
-        return $this->tlsVerifyPeer !== null || $this->verifiesTls();
+        return !$this->tlsInsecure;
     }
 
     /** The same settings with others for some of them (named arguments of the constructor). */

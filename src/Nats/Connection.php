@@ -113,7 +113,7 @@ final class Connection
      *
      * @throws Exception\ConnectException|Exception\AuthorizationException|CancelledException
      */
-    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
 

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Nats;
 
+use Bobbin\Async\TlsVerification;
+
 /** How to reach one NATS server and how the connection behaves: auth, TLS, keep-alive, reconnect, limits. */
 final readonly class ConnectionConfig
 {
@@ -11,9 +13,9 @@ final readonly class ConnectionConfig
         public string $host = '127.0.0.1',
         public int $port = 4222,
         public ?string $user = null,
-        public ?string $password = null,
+        #[\SensitiveParameter] public ?string $password = null,
         /** Token auth (nats://TOKEN@host): sent as auth_token, instead of user/password. */
-        public ?string $token = null,
+        #[\SensitiveParameter] public ?string $token = null,
         /** Shown by the server (connz) for this client. */
         public string $name = 'bobbin',
         /** Seconds for the TCP connect, TLS and the CONNECT/PING/PONG handshake together. */
@@ -37,8 +39,8 @@ final readonly class ConnectionConfig
         /** TLS even when the server does not ask for it (it always is when the server requires it). */
         public bool $tls = false,
         public ?string $tlsCa = null,
-        /** Verify the server's certificate and name (off only for tests). */
-        public bool $tlsVerifyPeer = true,
+        /** Encrypt WITHOUT checking the server's certificate and name (tls_insecure=1): anyone in the network path can then read and change the traffic. */
+        public bool $tlsInsecure = false,
         /** Messages one subscription may hold unread before it drops new ones (a slow consumer). */
         public int $pendingMessagesLimit = 65_536,
         /** Bytes one subscription may hold unread before it drops new ones. */
@@ -63,11 +65,11 @@ final readonly class ConnectionConfig
     }
 
     /**
-     * nats://[user:password@]host[:port][?name=…&tls=1&tls_ca=FILE&tls_verify=0] or
+     * nats://[user:password@]host[:port][?name=…&tls=1&tls_ca=FILE&tls_insecure=1] or
      * nats://TOKEN@host:port (a user without a password is a token); tls://… requires TLS. The
      * named arguments override the URL's.
      */
-    public static function fromUrl(string $url, mixed ...$overrides): self
+    public static function fromUrl(#[\SensitiveParameter] string $url, mixed ...$overrides): self
     {
         $parts = \parse_url($url);
         $scheme = \strtolower((string) ($parts['scheme'] ?? ''));
@@ -87,7 +89,7 @@ final readonly class ConnectionConfig
             'token' => $password === null ? $user : null,
             'tls' => $scheme === 'tls' || $flag($option('tls'), false),
             'tlsCa' => $option('tls_ca'),
-            'tlsVerifyPeer' => $flag($option('tls_verify'), true),
+            'tlsInsecure' => TlsVerification::insecureFromQuery($query),
         ];
         if ($option('name') !== null) {
             $settings['name'] = $option('name');
@@ -110,7 +112,7 @@ final readonly class ConnectionConfig
         return \sprintf('%s://%s%s:%d', $this->tls ? 'tls' : 'nats', $who, $this->host, $this->port);
     }
 
-    private static function mask(string $url): string
+    private static function mask(#[\SensitiveParameter] string $url): string
     {
         return (string) \preg_replace('#//[^@/]*@#', '//***@', $url);
     }

@@ -21,6 +21,7 @@ use Bobbin\Postgres\Exception\PostgresException;
 use Bobbin\Postgres\Exception\QueryException;
 use Bobbin\Postgres\Exception\QueryTimeoutException;
 use Bobbin\Postgres\Internal\ErrorFactory;
+use Bobbin\Postgres\Internal\SslSettings;
 use Bobbin\Postgres\Internal\ValueConverter;
 use Bobbin\Pool\ReadStatement;
 use Closure;
@@ -102,7 +103,7 @@ final class Connection implements Executor
      *
      * @throws ConnectException|ConnectTimeoutException|CancelledException
      */
-    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? new ConnectionConfig($config) : $config;
         $cancellation?->throwIfRequested();
@@ -110,6 +111,30 @@ final class Connection implements Executor
             return self::connectPersistent($config, $cancellation);
         }
         $deadline = \microtime(true) + $config->connectTimeout;
+        try {
+            [$handle, $socket] = self::open($config, $config->libpqString(), $deadline, $cancellation);
+        } catch (ConnectException $e) {
+            $clearText = $config->clearTextFallback();
+            // The default mode: verified TLS when the server offers it, clear text when it offers
+            // none (docs/POSTGRES.md, "TLS"); a certificate that fails the check never gets here.
+            if ($clearText === null || !\str_contains($e->getMessage(), SslSettings::NO_TLS_ON_SERVER)) {
+                throw $e;
+            }
+            [$handle, $socket] = self::open($config, $clearText, $deadline, $cancellation);
+        }
+
+        return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
+    }
+
+    /**
+     * One connect attempt with the given libpq string, polled through the loop.
+     *
+     * @return array{PgConnection, resource}
+     *
+     * @throws ConnectException|ConnectTimeoutException|CancelledException
+     */
+    private static function open(ConnectionConfig $config, #[\SensitiveParameter] string $libpq, float $deadline, ?Cancellation $cancellation): array
+    {
         $warning = '';
         \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
             $warning = $message;
@@ -117,7 +142,7 @@ final class Connection implements Executor
             return true;
         });
         try {
-            $handle = \pg_connect($config->connectionString, \PGSQL_CONNECT_ASYNC | \PGSQL_CONNECT_FORCE_NEW);
+            $handle = \pg_connect($libpq, \PGSQL_CONNECT_ASYNC | \PGSQL_CONNECT_FORCE_NEW);
         } finally {
             \restore_error_handler();
         }
@@ -125,7 +150,7 @@ final class Connection implements Executor
             throw new ConnectException(\sprintf(
                 'Cannot connect to PostgreSQL (%s): %s',
                 $config->describe(),
-                self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning)),
+                self::explain($config, self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning))),
             ));
         }
 
@@ -135,7 +160,7 @@ final class Connection implements Executor
                     throw new ConnectException(\sprintf(
                         'Cannot connect to PostgreSQL (%s): %s',
                         $config->describe(),
-                        self::cleanMessage((string) @\pg_last_error($handle)),
+                        self::explain($config, self::cleanMessage((string) @\pg_last_error($handle))),
                     ));
                 }
                 $remaining = $deadline - \microtime(true);
@@ -169,7 +194,16 @@ final class Connection implements Executor
             throw $e;
         }
 
-        return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
+        return [$handle, $socket];
+    }
+
+    /** libpq's reason, and for a certificate the check refused, the ways past it and their cost. */
+    private static function explain(ConnectionConfig $config, string $reason): string
+    {
+        $refusedByTheCheck = !$config->isTlsInsecure()
+            && \preg_match('/certificate verify failed|does not match host name|root certificate file/i', $reason) === 1;
+
+        return $refusedByTheCheck ? $reason . ' (' . SslSettings::HINT . ')' : $reason;
     }
 
     /**
@@ -186,7 +220,10 @@ final class Connection implements Executor
         });
         try {
             // blocking allowed: persistent sessions exist only outside the event-loop server.
-            $handle = \pg_pconnect($config->connectionString);
+            $handle = \pg_pconnect($config->libpqString());
+            if ($handle === false && $config->clearTextFallback() !== null && \str_contains($warning, SslSettings::NO_TLS_ON_SERVER)) {
+                $handle = \pg_pconnect($config->clearTextFallback()); // as in connect(): the server offers no TLS
+            }
             if ($handle !== false && \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
                 // The session broke since an earlier request (server restart): open it anew.
                 \pg_connection_reset($handle);
@@ -198,7 +235,7 @@ final class Connection implements Executor
             throw new ConnectException(\sprintf(
                 'Cannot connect to PostgreSQL (%s): %s',
                 $config->describe(),
-                self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning)),
+                self::explain($config, self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning))),
             ));
         }
         // Results or a transaction left behind by a request that died half-way.
@@ -690,7 +727,7 @@ final class Connection implements Executor
 
     private function cancelOverNewConnection(int $pid): void
     {
-        $config = new ConnectionConfig($this->config->connectionString, $this->config->connectTimeout, 5.0, 0);
+        $config = $this->config->forHelperSession();
         $connection = self::connect($config);
         try {
             $connection->query('SELECT pg_cancel_backend($1)', [$pid]);

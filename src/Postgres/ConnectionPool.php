@@ -143,12 +143,7 @@ final class ConnectionPool implements Executor
 
             return;
         }
-        $connection = Connection::connect(new ConnectionConfig(
-            $this->config->connection->connectionString,
-            $this->config->connection->connectTimeout,
-            5.0,
-            0,
-        ));
+        $connection = Connection::connect($this->config->connection->forHelperSession());
         try {
             $connection->query('SELECT pg_cancel_backend($1)', [$pid]);
         } finally {

@@ -41,7 +41,7 @@ final class PoolConfig
     }
 
     public static function fromConnectionString(
-        string $connectionString,
+        #[\SensitiveParameter] string $connectionString,
         int $minSize = 0,
         int $maxSize = 32,
         float $acquireTimeout = 5.0,

@@ -9,10 +9,13 @@ use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Metrics\MetricFamily;
+use Bobbin\Process\Admin\AdminAccess;
+use Bobbin\Process\Admin\AdminExposure;
 use Bobbin\Process\Admin\AdminListener;
 use Bobbin\Process\Admin\AdminService;
 use Bobbin\Process\Admin\MasterMetrics;
 use Psr\Log\LoggerInterface;
+use Psr\Log\LogLevel;
 
 /**
  * The supervisor: binds the listening socket once, forks the workers that accept on it, and
@@ -88,8 +91,9 @@ final class Master
                     $this->metrics,
                     $this->askWorkersForMetrics(...),
                     fn (): array => [$this->describe(), $this->describeWorkers(\microtime(true))],
+                    $this->config->adminAccess ?? AdminAccess::for($this->config->admin, null, false),
                 );
-            } catch (ServerStartException $error) {
+            } catch (ServerStartException | \InvalidArgumentException $error) {
                 \fclose($this->listener);
                 throw new MasterFailedException('--admin: ' . $error->getMessage());
             }
@@ -266,7 +270,12 @@ final class Master
                     'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
                 ]);
                 if ($this->admin !== null) {
-                    $this->logger->info('Admin on {admin}: /metrics, /status, /status.json', ['admin' => $this->admin->address()]);
+                    $access = $this->admin->access();
+                    $this->logger->log(
+                        $access->exposure === AdminExposure::OpenToAnyone ? LogLevel::WARNING : LogLevel::INFO,
+                        'Admin on {admin}: /metrics, /status, /status.json ({access})',
+                        ['admin' => $this->admin->address(), 'access' => $access->describe()],
+                    );
                 }
             }
 

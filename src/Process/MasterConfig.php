@@ -27,6 +27,8 @@ final readonly class MasterConfig
         public bool $legacy = false,
         /** Where the master serves /metrics and /status (--admin=HOST:PORT or unix:/path; '' for nowhere). */
         public string $admin = '',
+        /** Who may read the admin listener; null: the default for $admin (local only, else refused). */
+        public ?Admin\AdminAccess $adminAccess = null,
         /** Job workers beside the HTTP workers (--job-workers); null: tasks run in the HTTP workers themselves. */
         public ?JobPoolConfig $jobs = null,
         /** Seconds one fiber or callback may hold a worker's loop before the worker logs it with its request (--block-threshold; 0: off). */

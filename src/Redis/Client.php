@@ -49,7 +49,7 @@ final class Client implements Executor
     private readonly ?ClientCache $cache;
     private bool $closed = false;
 
-    public function __construct(ClientConfig|string $config)
+    public function __construct(#[\SensitiveParameter] ClientConfig|string $config)
     {
         $this->config = \is_string($config) ? ClientConfig::fromUrl($config) : $config;
         $connection = $this->config->connection;

@@ -25,7 +25,7 @@ final class ClientConfig
 
     /** @see ConnectionConfig::fromUrl() for the URL */
     public static function fromUrl(
-        string $url,
+        #[\SensitiveParameter] string $url,
         int $poolMaxSize = 8,
         float $acquireTimeout = 5.0,
         int $cacheSize = 0,

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Redis;
 
+use Bobbin\Async\TlsVerification;
+
 /** How to open and use one connection to Redis. */
 final class ConnectionConfig
 {
@@ -16,7 +18,8 @@ final class ConnectionConfig
      * @param int $protocol 3: RESP3 through HELLO 3, falling back to RESP2 on a server without it; 2: RESP2
      * @param bool $tls encrypt (rediss://): TLS right after the TCP connect
      * @param string|null $tlsCa the CA certificate file to verify the server with (else the system's)
-     * @param bool $tlsVerifyPeer check the server's certificate and name (on by default; off only for tests)
+     * @param bool $tlsInsecure encrypt WITHOUT checking the server's certificate and name (tls_insecure=1):
+     *                          anyone in the network path can then read and change the traffic
      * @param float $connectTimeout seconds for the whole connect: TCP, TLS, HELLO/AUTH, SELECT
      * @param float|null $commandTimeout default bound of one command's reply (null: none)
      * @param string $clientName CLIENT SETNAME, seen in CLIENT LIST
@@ -27,12 +30,12 @@ final class ConnectionConfig
         public readonly int $port = 6379,
         public readonly ?string $unixSocket = null,
         public readonly ?string $user = null,
-        public readonly ?string $password = null,
+        #[\SensitiveParameter] public readonly ?string $password = null,
         public readonly int $database = 0,
         public readonly int $protocol = 3,
         public readonly bool $tls = false,
         public readonly ?string $tlsCa = null,
-        public readonly bool $tlsVerifyPeer = true,
+        public readonly bool $tlsInsecure = false,
         public readonly float $connectTimeout = 5.0,
         public readonly ?float $commandTimeout = null,
         public readonly string $clientName = 'bobbin',
@@ -58,10 +61,10 @@ final class ConnectionConfig
     /**
      * From a URL: redis://[user[:password]@]host[:port][/database], rediss://… for TLS, or
      * unix:///path/to/redis.sock. Options in the query string: unix_socket, db (or database),
-     * protocol (2|3), tls_ca, tls_verify (0|1), timeout (the command timeout, seconds),
+     * protocol (2|3), tls_ca, tls_insecure (1: no verification, see TlsVerification), timeout (the command timeout, seconds),
      * connect_timeout, name. A password alone (redis://:secret@host) authenticates as "default".
      */
-    public static function fromUrl(string $url): self
+    public static function fromUrl(#[\SensitiveParameter] string $url): self
     {
         $parts = \parse_url($url);
         $scheme = \is_array($parts) ? \strtolower($parts['scheme'] ?? '') : '';
@@ -103,7 +106,7 @@ final class ConnectionConfig
             protocol: (int) ($option('protocol') ?? 3),
             tls: $scheme === 'rediss',
             tlsCa: $option('tls_ca'),
-            tlsVerifyPeer: !\in_array(\strtolower($option('tls_verify') ?? '1'), ['0', 'false', 'no', 'off'], true),
+            tlsInsecure: TlsVerification::insecureFromQuery($query),
             connectTimeout: $number($option('connect_timeout'), 'connect_timeout') ?? 5.0,
             commandTimeout: $number($option('timeout'), 'timeout'),
             clientName: $option('name') ?? 'bobbin',

@@ -65,7 +65,7 @@ final class Connection implements Executor
      *
      * @throws Exception\ConnectException|Exception\ConnectTimeoutException|Exception\AccessDeniedException|\Bobbin\Async\CancelledException
      */
-    public static function connect(ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
+    public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
         $decoder = new Decoder($config->extensions);

@@ -21,7 +21,7 @@ final class ConnectionConfig
         public readonly string $host = '127.0.0.1',
         public readonly int $port = 3301,
         public readonly string $user = 'guest',
-        public readonly string $password = '',
+        #[\SensitiveParameter] public readonly string $password = '',
         public readonly ?string $unixSocket = null,
         public readonly float $connectTimeout = 10.0,
         public readonly ?float $requestTimeout = null,
@@ -39,7 +39,7 @@ final class ConnectionConfig
      * From a URL: tarantool://user:password@host:port, or tarantool://user:password@localhost?unix_socket=/path.
      * Without a user the session is guest's.
      */
-    public static function fromUrl(string $url, float $connectTimeout = 10.0, ?float $requestTimeout = null): self
+    public static function fromUrl(#[\SensitiveParameter] string $url, float $connectTimeout = 10.0, ?float $requestTimeout = null): self
     {
         $parts = \parse_url($url);
         if ($parts === false || \strtolower($parts['scheme'] ?? '') !== 'tarantool') {
@@ -59,7 +59,7 @@ final class ConnectionConfig
         );
     }
 
-    public function with(?string $password = null, ?float $requestTimeout = null, ?float $connectTimeout = null): self
+    public function with(#[\SensitiveParameter] ?string $password = null, ?float $requestTimeout = null, ?float $connectTimeout = null): self
     {
         return new self(
             $this->host,

@@ -20,7 +20,7 @@ final class PoolConfig
      * @see PoolSettings for the pool's own settings
      */
     public static function fromUrl(
-        string $url,
+        #[\SensitiveParameter] string $url,
         int $minSize = 0,
         int $maxSize = 4,
         float $acquireTimeout = 5.0,

@@ -29,7 +29,7 @@ final class MysqlPools
      *
      * @param array<string, mixed> $params
      */
-    public static function forParameters(array $params, int $maxSize = 16): ConnectionPool
+    public static function forParameters(#[\SensitiveParameter] array $params, int $maxSize = 16): ConnectionPool
     {
         $config = self::config($params);
         $maxSize = \PHP_SAPI === 'cli' ? $maxSize : 1;
@@ -39,7 +39,7 @@ final class MysqlPools
     }
 
     /** @param array<string, mixed> $params */
-    private static function config(array $params): ConnectionConfig
+    private static function config(#[\SensitiveParameter] array $params): ConnectionConfig
     {
         $url = $params['url'] ?? null;
         if (\is_string($url) && $url !== '') {

@@ -24,7 +24,7 @@ final class Pools
     {
     }
 
-    public static function forConnectionString(string $connectionString, int $maxSize = 16): ConnectionPool
+    public static function forConnectionString(#[\SensitiveParameter] string $connectionString, int $maxSize = 16): ConnectionPool
     {
         return self::$pools[$connectionString . '#' . $maxSize] ??= new ConnectionPool(\PHP_SAPI === 'cli'
             ? PoolConfig::fromConnectionString($connectionString, maxSize: $maxSize)
@@ -37,7 +37,7 @@ final class Pools
      *
      * @param array<string, mixed> $params
      */
-    public static function connectionString(array $params): string
+    public static function connectionString(#[\SensitiveParameter] array $params): string
     {
         foreach (['dsn', 'url'] as $key) {
             if (isset($params[$key]) && \is_string($params[$key]) && $params[$key] !== '') {
@@ -45,7 +45,7 @@ final class Pools
             }
         }
         $parts = [];
-        foreach (['host' => 'host', 'port' => 'port', 'dbname' => 'dbname', 'database' => 'dbname', 'user' => 'user', 'username' => 'user', 'password' => 'password', 'sslmode' => 'sslmode', 'application_name' => 'application_name'] as $key => $name) {
+        foreach (['host' => 'host', 'port' => 'port', 'dbname' => 'dbname', 'database' => 'dbname', 'user' => 'user', 'username' => 'user', 'password' => 'password', 'sslmode' => 'sslmode', 'sslrootcert' => 'sslrootcert', 'tls_insecure' => 'tls_insecure', 'application_name' => 'application_name'] as $key => $name) {
             if (isset($params[$key]) && (\is_string($params[$key]) || \is_int($params[$key])) && (string) $params[$key] !== '' && !isset($parts[$name])) {
                 $parts[$name] = $name . "='" . \addcslashes((string) $params[$key], "'\\") . "'";
             }

@@ -45,7 +45,7 @@ final readonly class NatsJobsConfig
      * nats://[user:password@]host:port?subject=…&queue=…&stream=…&consumer=…&heartbeat=S&ack_wait=S
      * &max_deliver=N&durable_wait=S&unavailable_after=S, plus the connection's own options (tls…).
      */
-    public static function fromUrl(string $url): self
+    public static function fromUrl(#[\SensitiveParameter] string $url): self
     {
         $query = [];
         \parse_str((string) \parse_url($url, \PHP_URL_QUERY), $query);

@@ -30,7 +30,7 @@ final class Authentication
      *
      * @throws UnsupportedAuthPluginException
      */
-    public static function respond(string $plugin, string $password, string $nonce, bool $secureChannel): string
+    public static function respond(string $plugin, #[\SensitiveParameter] string $password, string $nonce, bool $secureChannel): string
     {
         return match ($plugin) {
             self::NATIVE => self::nativePassword($password, $nonce),
@@ -49,7 +49,7 @@ final class Authentication
     }
 
     /** SHA1(password) XOR SHA1(nonce + SHA1(SHA1(password))); empty for no password. */
-    public static function nativePassword(string $password, string $nonce): string
+    public static function nativePassword(#[\SensitiveParameter] string $password, string $nonce): string
     {
         if ($password === '') {
             return '';
@@ -60,7 +60,7 @@ final class Authentication
     }
 
     /** SHA256(password) XOR SHA256(SHA256(SHA256(password)) + nonce); empty for no password. */
-    public static function cachingSha2(string $password, string $nonce): string
+    public static function cachingSha2(#[\SensitiveParameter] string $password, string $nonce): string
     {
         if ($password === '') {
             return '';
@@ -74,7 +74,7 @@ final class Authentication
      * caching_sha2_password's full authentication without TLS: the password (NUL-terminated,
      * XOR the nonce) encrypted with the server's RSA public key, OAEP padding.
      */
-    public static function encryptPassword(string $password, string $nonce, string $publicKeyPem): string
+    public static function encryptPassword(#[\SensitiveParameter] string $password, string $nonce, string $publicKeyPem): string
     {
         $plain = $password . "\0";
         $nonce = \substr($nonce, 0, 20);

@@ -53,7 +53,7 @@ final class Handshake
             throw new ConnectException(\sprintf('MySQL (%s) does not offer TLS, and the settings require it', $config->describe()));
         }
         // Where the password itself may go: not over TLS that never checked who answers.
-        $secure = $transport->isUnixSocket || ($transport->isEncrypted() && $config->trustsTlsWithPassword());
+        $secure = $transport->isUnixSocket || ($transport->isEncrypted() && $config->verifiesTls());
 
         // A plugin this client does not speak may be switched away from: answer as native.
         $plugin = \in_array($greeting->authPlugin, [Authentication::NATIVE, Authentication::CACHING_SHA2], true)

@@ -67,7 +67,7 @@ final class Socket
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            TlsHandshake::asClient($this->stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation, $this->watcher);
+            TlsHandshake::asClient($this->stream, $config->host, !$config->tlsInsecure, $config->tlsCa, $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with NATS (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

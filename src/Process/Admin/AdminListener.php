@@ -113,14 +113,17 @@ final class AdminListener
             return null;
         }
         $accept = '';
+        $authorization = '';
         foreach (\array_slice($lines, 1) as $line) {
             if (\stripos($line, 'accept:') === 0) {
                 $accept = \trim(\substr($line, 7));
+            } elseif (\stripos($line, 'authorization:') === 0) {
+                $authorization = \trim(\substr($line, 14));
             }
         }
         $path = (string) \parse_url($m[2], \PHP_URL_PATH);
 
-        return new AdminRequest($socket, $m[1], $path === '' ? '/' : $path, $accept);
+        return new AdminRequest($socket, $m[1], $path === '' ? '/' : $path, $accept, $authorization);
     }
 
     private function drop(int $id): void

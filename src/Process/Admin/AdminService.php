@@ -41,6 +41,7 @@ final class AdminService
         private readonly MasterMetrics $masterMetrics,
         private readonly Closure $askWorkers,
         private readonly Closure $masterStatus,
+        private readonly AdminAccess $access,
     ) {
         $this->families = new WorkerFamilies();
     }
@@ -54,6 +55,12 @@ final class AdminService
     public function address(): string
     {
         return $this->listener->address;
+    }
+
+    /** Who may read it, for the start-up log line. */
+    public function access(): AdminAccess
+    {
+        return $this->access;
     }
 
     public function tick(float $now): void
@@ -102,6 +109,11 @@ final class AdminService
 
     private function route(AdminRequest $request, float $now): void
     {
+        if (!$this->access->allows($request->authorization)) {
+            $request->respond(401, 'text/plain; charset=utf-8', "A bearer token is required (Authorization: Bearer TOKEN)\n", "WWW-Authenticate: Bearer\r\n");
+
+            return;
+        }
         if ($request->method !== 'GET' && $request->method !== 'HEAD') {
             $request->respond(405, 'text/plain; charset=utf-8', "GET only\n");
 

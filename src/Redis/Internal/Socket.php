@@ -199,7 +199,7 @@ final class Socket
     private static function startTls(mixed $stream, ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            TlsHandshake::asClient($stream, $config->host, $config->tlsVerifyPeer, $config->tlsCa, $deadline, $cancellation);
+            TlsHandshake::asClient($stream, $config->host, !$config->tlsInsecure, $config->tlsCa, $deadline, $cancellation);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with Redis (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

@@ -12,7 +12,7 @@ namespace Bobbin\Tarantool\Internal;
  */
 final class ChapSha1
 {
-    public static function scramble(string $password, string $salt): string
+    public static function scramble(#[\SensitiveParameter] string $password, string $salt): string
     {
         $hash1 = \sha1($password, true);
         $hash2 = \sha1($hash1, true);

@@ -40,22 +40,30 @@ final class ConnectTest extends MysqlTestCase
         Connection::connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls=required'));
     }
 
-    public function testTheDefaultModeEncryptsEvenWithACertificateItCannotVerify(): void
+    public function testTheDefaultModeRefusesACertificateItCannotVerifyInsteadOfEncryptingUnverifiedOrGoingOnInClearText(): void
     {
-        $connection = $this->connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl()));
-
-        self::assertTrue($connection->isEncrypted(), 'preferred: encrypted when offered, as the mariadb client does');
-        self::assertNotSame('', $connection->queryOne("SHOW SESSION STATUS LIKE 'Ssl_cipher'")['Value'] ?? '');
+        try {
+            Connection::connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl()));
+            self::fail('preferred accepted a certificate signed by a CA nobody gave it');
+        } catch (ConnectException $e) {
+            self::assertStringContainsString('certificate verify failed', $e->getMessage());
+            self::assertStringContainsString('tls_insecure=1', $e->getMessage(), 'the message names the way around the check');
+        }
     }
 
-    public function testTheDefaultModeVerifiesTheCertificateWhenVerificationIsAskedFor(): void
+    public function testTheDefaultModeVerifiesAgainstTheGivenCa(): void
     {
         $verified = $this->connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_ca=' . EmbeddedMysql::tlsCa()));
-        self::assertTrue($verified->isEncrypted(), 'a CA given: verified against it');
 
-        $this->expectException(ConnectException::class);
-        $this->expectExceptionMessage('certificate verify failed');
-        Connection::connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_verify=1'));
+        self::assertTrue($verified->isEncrypted());
+    }
+
+    public function testTheInsecureOptInEncryptsWithoutVerifying(): void
+    {
+        $connection = $this->connect(ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_insecure=1'));
+
+        self::assertTrue($connection->isEncrypted(), 'encrypted, as asked, to a server whose certificate nobody checked');
+        self::assertNotSame('', $connection->queryOne("SHOW SESSION STATUS LIKE 'Ssl_cipher'")['Value'] ?? '');
     }
 
     public function testAUserWhoRequiresTlsGetsInOnlyWithIt(): void

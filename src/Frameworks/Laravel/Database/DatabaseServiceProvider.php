@@ -26,7 +26,7 @@ final class DatabaseServiceProvider extends ServiceProvider
     public function register(): void
     {
         $this->app->resolving('db', static function (DatabaseManager $db): void {
-            $db->extend('bobbin-pgsql', static function (array $config, string $name): PostgresConnection {
+            $db->extend('bobbin-pgsql', static function (#[\SensitiveParameter] array $config, string $name): PostgresConnection {
                 $pool = Pools::forConnectionString(Pools::connectionString($config), (int) ($config['pool_max'] ?? 16));
                 $config['name'] = $name;
 
