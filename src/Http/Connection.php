@@ -82,6 +82,8 @@ final class Connection
     private $head = null;
     /** @var string the id of that request */
     private $requestId = '';
+    /** @var bool the handled request passed its deadline and was cancelled (expire()) */
+    private $pastDeadline = false;
     /**
      * The handled request's cancellation (RequestCancellation), while it is handled.
      *
@@ -228,15 +230,27 @@ final class Connection
                 $this->connections->statistics->dropped(ConnectionDrop::BodyTimeout);
                 break;
             case ConnectionPhase::Handling:
-                $status = 503;
-                $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
-                $this->context->logger->warning('{method} {target} (request {request_id}) still running after --request-timeout of {seconds} s; answered 503 and cancelled it', [
-                    'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId, 'seconds' => $this->context->config->requestTimeout,
+                if (!$this->pastDeadline) {
+                    // Cancel, then let the request tell what became of it (FailedRequest): a
+                    // write a 503 called "not done" must not commit a moment later.
+                    $this->pastDeadline = true;
+                    $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
+                    $this->context->logger->warning('{method} {target} (request {request_id}) still running after --request-timeout of {seconds} s; cancelled it, and waits up to {settle} s for what became of it', [
+                        'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId,
+                        'seconds' => $this->context->config->requestTimeout, 'settle' => FailedRequest::SETTLE_SECONDS,
+                    ]);
+                    $this->deadline = \microtime(true) + FailedRequest::SETTLE_SECONDS;
+                    $this->cancellation?->cancel(new TimeoutException(\sprintf(
+                        'The request passed its deadline (--request-timeout of %s s)',
+                        $this->context->config->requestTimeout,
+                    )));
+
+                    return;
+                }
+                $status = 504;
+                $this->context->logger->warning('{method} {target} (request {request_id}) still running {settle} s after its cancellation: answered 504, outcome unknown', [
+                    'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId, 'settle' => FailedRequest::SETTLE_SECONDS,
                 ]);
-                $this->cancellation?->cancel(new TimeoutException(\sprintf(
-                    'The request passed its deadline (--request-timeout of %s s)',
-                    $this->context->config->requestTimeout,
-                )));
                 break;
             case ConnectionPhase::Idle:
                 $this->connections->statistics->dropped(ConnectionDrop::IdleTimeout);
@@ -429,6 +443,7 @@ final class Connection
             $this->deadline = $now + $config->requestTimeout;
             $this->head = $head;
             $this->requestId = $requestId;
+            $this->pastDeadline = false;
             $this->cancellation = $cancellation = new CancellationSource();
             try {
                 $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
@@ -445,7 +460,7 @@ final class Connection
                 $response = $handler->handle($request);
             } catch (Throwable $error) {
                 $failure = $error;
-                if (!$this->closed) {
+                if (!$this->endedByItsDeadline($error) && !$this->isClosed()) {
                     $context->logger->error('The application failed on {method} {target} (request {request_id}): {error}', [
                         'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error, 'exception' => $error,
                     ]);
@@ -466,9 +481,9 @@ final class Connection
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
             if ($response === null) {
-                $status = 500;
+                $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
                 // The framing is intact: the connection goes on.
-                $written = $this->writeAll($context->framer->errorResponse(500, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
+                $written = $this->writeAll($context->framer->errorResponse($status, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
             } else {
                 $written = $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '', $status);
             }
@@ -504,6 +519,15 @@ final class Connection
         if ($this->writeAll($context->framer->errorResponse($status, requestId: $requestId))) {
             $this->lingerAndClose();
         }
+    }
+
+    /**
+     * A request its deadline cancelled (expire(), which logged it), ended by that cancellation;
+     * a method, not an expression in place: the handler's call changes the property.
+     */
+    private function endedByItsDeadline(Throwable $error): bool
+    {
+        return $this->pastDeadline && $error instanceof CancelledException;
     }
 
     /** Waits for bytes and appends them to the parser's buffer; false once the client is gone. */

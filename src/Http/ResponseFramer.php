@@ -179,6 +179,15 @@ final class ResponseFramer
     public function errorResponse(int $status, bool $keepAlive = false, ?\Throwable $shown = null, string $requestId = ''): string
     {
         $reason = StatusReason::for($status);
+        if ($status === 504) {
+            // The third outcome (FailedRequest): said so in a form a program can read.
+            $body = '{"error":"No answer came in time from what this request waited on: it may or may not have taken effect. Check before you retry.","outcome":"unknown"}' . "\n";
+
+            return 'HTTP/1.1 504 ' . $reason . "\r\n" . HttpDate::headerLine() . $this->serverHeaderLine
+                . ($requestId === '' ? '' : 'X-Request-Id: ' . $requestId . "\r\n")
+                . "Content-Type: application/json\r\nContent-Length: " . \strlen($body)
+                . ($keepAlive ? "\r\n\r\n" : "\r\nConnection: close\r\n\r\n") . $body;
+        }
         $body = $status . ' ' . $reason . "\n";
         for ($error = $shown; $error !== null; $error = $error->getPrevious()) {
             // --debug-errors: what the log says, for a developer's browser.

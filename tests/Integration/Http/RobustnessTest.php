@@ -70,7 +70,7 @@ final class RobustnessTest extends TestCase
         self::assertStringContainsString('#0 ', $response['body']);
     }
 
-    public function testAHandlerPastTheRequestTimeoutGets503WhileOthersAreServed(): void
+    public function testAHandlerThatIgnoresItsCancellationPastTheRequestTimeoutGets504WhileOthersAreServed(): void
     {
         $slow = self::client();
         $slow->send("GET /slow?ms=3000 HTTP/1.1\r\nHost: a\r\n\r\n");
@@ -78,7 +78,8 @@ final class RobustnessTest extends TestCase
 
         $started = \microtime(true);
         $response = $slow->readResponse();
-        self::assertSame(503, $response['status'] ?? null);
+        // Still running after the deadline and the settle time: what it did is unknown.
+        self::assertSame(504, $response['status'] ?? null);
         self::assertLessThan(2.5, \microtime(true) - $started);
         self::assertTrue($slow->isClosedByServer());
         self::assertServerStillServes();

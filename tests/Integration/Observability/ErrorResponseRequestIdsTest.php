@@ -9,7 +9,7 @@ use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
 
 /**
- * The error responses the server makes itself (500 for an exception or a refused response, 503
+ * The error responses the server makes itself (500 for an exception or a refused response, 504
  * past --request-timeout or at an abrupt end, 400 for a request it cannot build) carry the
  * request's X-Request-Id, and the log line about the failure names the same id: an operator can
  * match what a user saw to the log.
@@ -62,11 +62,11 @@ final class ErrorResponseRequestIdsTest extends TestCase
         self::master()->waitForLog('~The response to GET /bad-header\?kind=crlf-value \(request ' . \preg_quote($id, '~') . '\) was refused~');
     }
 
-    public function testA503PastTheRequestTimeoutCarriesTheRequestIdAndItsLogLineNamesIt(): void
+    public function testA504PastTheRequestTimeoutCarriesTheRequestIdAndItsLogLineNamesIt(): void
     {
         $response = self::request("GET /slow?ms=3000 HTTP/1.1\r\nHost: a\r\n\r\n");
 
-        self::assertSame(503, $response['status']);
+        self::assertSame(504, $response['status']);
         $id = $response['headers']['x-request-id'][0] ?? '';
         self::assertNotSame('', $id);
         self::master()->waitForLog('~GET /slow\?ms=3000 \(request ' . \preg_quote($id, '~') . '\) still running after --request-timeout~');

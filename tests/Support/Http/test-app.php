@@ -19,10 +19,15 @@ declare(strict_types=1);
  *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
  *                    server must refuse: crlf-name, crlf-value, nul-value
  *   /bad-status?code=N  a response of that class with any status (99, 1000: none may go out)
+ *   /outcome?kind=K  past --request-timeout, the three outcomes: `cancellable` (a wait that takes
+ *                    the request's cancellation: ends, not done), `finishes` (ignores it and
+ *                    answers 201 after ms=N), `lost` (throws an OutcomeUnknown at once)
  *   anything else    "Hello, World!"
  */
 
 use Bobbin\Async\Async;
+use Bobbin\Http\RequestCancellation;
+use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Tests\Support\Http\GeneratedStream;
 use Bobbin\Tests\Support\Http\UncheckedResponse;
 use Nyholm\Psr7\Response;
@@ -45,6 +50,20 @@ return static function (ServerRequestInterface $request): ResponseInterface {
                 'body' => (string) $request->getBody(),
                 'request_id' => $request->getAttribute('bobbin.request_id'),
             ], \JSON_THROW_ON_ERROR));
+        case '/outcome':
+            switch ($query['kind'] ?? '') {
+                case 'cancellable':
+                    Async::delay(10.0, RequestCancellation::of($request));
+                    break;
+                case 'finishes':
+                    Async::delay(((int) ($query['ms'] ?? 100)) / 1000);
+
+                    return new Response(201, ['Content-Type' => 'text/plain'], 'written');
+                case 'lost':
+                    throw new ConnectionLostException('The connection was lost while the statement ran');
+            }
+
+            return new Response(200, ['Content-Type' => 'text/plain'], 'outcome');
         case '/echo':
             $headers = $request->hasHeader('Content-Type') ? ['Content-Type' => $request->getHeaderLine('Content-Type')] : [];
 

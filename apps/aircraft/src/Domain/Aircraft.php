@@ -17,6 +17,13 @@ final class Aircraft
     ) {
     }
 
+    /** Whether this record holds what $input asked for: a write whose outcome was unknown took effect. */
+    public function holds(AircraftInput $input): bool
+    {
+        return $this->number === $input->number && $this->title === $input->title && $this->serialNumber === $input->serialNumber
+            && $this->assemblyDate === $input->assemblyDate && $this->addedAt === $input->addedAt;
+    }
+
     /** @param array<string, mixed> $row a row of the aircraft table */
     public static function fromRow(array $row): self
     {

@@ -19,6 +19,9 @@ interface AircraftRepository
 
     public function find(int $id, ?Cancellation $cancellation = null): ?Aircraft;
 
+    /** By the natural key: how a write whose outcome is unknown is looked up (AircraftController). */
+    public function findByNumber(string $number, ?Cancellation $cancellation = null): ?Aircraft;
+
     /**
      * @return Aircraft|null null when no aircraft has this id
      * @throws DuplicateNumberException

@@ -7,6 +7,7 @@ namespace Bobbin\Apps\Aircraft\Http;
 use Bobbin\Apps\Aircraft\Domain\DuplicateNumberException;
 use Bobbin\Apps\Aircraft\Domain\ValidationException;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OutcomeUnknown;
 use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Postgres\Exception\PostgresException;
 use FastRoute\Dispatcher;
@@ -59,6 +60,11 @@ final class AircraftApplication implements RequestHandlerInterface
             return $this->responses->error(422, $e->getMessage(), $e->fields);
         } catch (DuplicateNumberException $e) {
             return $this->responses->error(409, $e->getMessage());
+        } catch (OutcomeUnknown $e) {
+            // Sent, and no answer came: "try again" could write twice. Say what is known.
+            $this->logger->warning('Outcome unknown: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
+
+            return $this->responses->json(504, ['error' => 'The database did not answer in time: the change may or may not have been made. Check before you retry.', 'outcome' => 'unknown']);
         } catch (CancelledException $e) {
             // The request's deadline passed or its client left: the server has answered (or
             // there is nobody to answer) and the statement was cancelled on the database.

@@ -4,16 +4,29 @@ declare(strict_types=1);
 
 namespace Bobbin\Apps\Aircraft\Http;
 
+use Bobbin\Apps\Aircraft\Domain\Aircraft;
 use Bobbin\Apps\Aircraft\Domain\AircraftInput;
 use Bobbin\Apps\Aircraft\Domain\AircraftRepository;
 use Bobbin\Apps\Aircraft\Domain\ValidationException;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\OutcomeUnknown;
+use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Http\RequestCancellation;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 
-/** The /aircraft endpoints: HTTP in, domain calls, HTTP out. */
+/**
+ * The /aircraft endpoints: HTTP in, domain calls, HTTP out.
+ *
+ * A write whose outcome is unknown (OutcomeUnknown: sent, and its answer never came) is looked
+ * up by its key on another connection, within its own short deadline (the request's may have
+ * passed), and answered with what is there: the pattern an application should copy
+ * (docs/CLIENTS.md). What the lookup cannot settle stays unknown: AircraftApplication answers 504.
+ */
 final class AircraftController
 {
+    /** How long the lookup of a write whose outcome is unknown may take. */
+    private const LOOKUP_SECONDS = 1.0;
     private const DEFAULT_LIMIT = 20;
     private const MAX_LIMIT = 100;
     private const MAX_BODY_DEPTH = 8;
@@ -26,7 +39,16 @@ final class AircraftController
 
     public function create(ServerRequestInterface $request): ResponseInterface
     {
-        $created = $this->aircraft->create(AircraftInput::fromArray($this->jsonObject($request)), RequestCancellation::of($request));
+        $input = AircraftInput::fromArray($this->jsonObject($request));
+        try {
+            $created = $this->aircraft->create($input, RequestCancellation::of($request));
+        } catch (OutcomeUnknown $unknown) {
+            // Not there (yet) proves nothing: the INSERT may still be on its way. Still unknown.
+            $created = $this->lookUp($unknown, fn (Cancellation $c): ?Aircraft => $this->aircraft->findByNumber($input->number, $c));
+            if ($created === null || !$created->holds($input)) {
+                throw $unknown;
+            }
+        }
 
         return $this->responses->json(201, $created->toArray(), ['Location' => '/aircraft/' . $created->id]);
     }
@@ -44,7 +66,15 @@ final class AircraftController
         if ($key === null) {
             return $this->notFound();
         }
-        $updated = $this->aircraft->replace($key, AircraftInput::fromArray($this->jsonObject($request)), RequestCancellation::of($request));
+        $input = AircraftInput::fromArray($this->jsonObject($request));
+        try {
+            $updated = $this->aircraft->replace($key, $input, RequestCancellation::of($request));
+        } catch (OutcomeUnknown $unknown) {
+            $updated = $this->lookUp($unknown, fn (Cancellation $c): ?Aircraft => $this->aircraft->find($key, $c));
+            if ($updated === null || !$updated->holds($input)) {
+                throw $unknown;
+            }
+        }
 
         return $updated === null ? $this->notFound() : $this->responses->json(200, $updated->toArray());
     }
@@ -52,8 +82,34 @@ final class AircraftController
     public function delete(ServerRequestInterface $request, string $id): ResponseInterface
     {
         $key = self::id($id);
+        if ($key === null) {
+            return $this->notFound();
+        }
+        try {
+            $deleted = $this->aircraft->delete($key, RequestCancellation::of($request));
+        } catch (OutcomeUnknown $unknown) {
+            if ($this->lookUp($unknown, fn (Cancellation $c): ?Aircraft => $this->aircraft->find($key, $c)) !== null) {
+                throw $unknown; // still there: the DELETE may still be on its way
+            }
+            $deleted = true; // gone: by this request's DELETE or another's, the resource is deleted
+        }
 
-        return $key !== null && $this->aircraft->delete($key, RequestCancellation::of($request)) ? $this->responses->noContent() : $this->notFound();
+        return $deleted ? $this->responses->noContent() : $this->notFound();
+    }
+
+    /**
+     * Runs $lookup within its own deadline; a lookup that fails too leaves the outcome unknown.
+     *
+     * @param \Closure(Cancellation): ?Aircraft $lookup
+     * @throws OutcomeUnknown
+     */
+    private function lookUp(OutcomeUnknown $unknown, \Closure $lookup): ?Aircraft
+    {
+        try {
+            return $lookup(new TimeoutCancellation(self::LOOKUP_SECONDS));
+        } catch (\Throwable) {
+            throw $unknown;
+        }
     }
 
     public function list(ServerRequestInterface $request): ResponseInterface

@@ -57,6 +57,12 @@ final class CachedAircraftRepository implements AircraftRepository
         return $found;
     }
 
+    /** Not cached: it answers what the database holds now (a write whose outcome is unknown). */
+    public function findByNumber(string $number, ?Cancellation $cancellation = null): ?Aircraft
+    {
+        return $this->database->findByNumber($number, $cancellation);
+    }
+
     public function replace(int $id, AircraftInput $input, ?Cancellation $cancellation = null): ?Aircraft
     {
         try {

@@ -51,6 +51,13 @@ final class MysqlAircraftRepository implements AircraftRepository
         return $row === null ? null : Aircraft::fromRow($row);
     }
 
+    public function findByNumber(string $number, ?Cancellation $cancellation = null): ?Aircraft
+    {
+        $row = $this->database->queryOne('SELECT ' . self::COLUMNS . ' FROM aircraft WHERE number = ?', [$number], $cancellation);
+
+        return $row === null ? null : Aircraft::fromRow($row);
+    }
+
     public function replace(int $id, AircraftInput $input, ?Cancellation $cancellation = null): ?Aircraft
     {
         $values = self::values($input);

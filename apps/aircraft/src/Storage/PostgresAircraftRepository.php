@@ -53,6 +53,13 @@ final class PostgresAircraftRepository implements AircraftRepository
         return $row === null ? null : Aircraft::fromRow($row);
     }
 
+    public function findByNumber(string $number, ?Cancellation $cancellation = null): ?Aircraft
+    {
+        $row = $this->database->queryOne('SELECT ' . self::COLUMNS . ' FROM aircraft WHERE number = $1', [$number], $cancellation);
+
+        return $row === null ? null : Aircraft::fromRow($row);
+    }
+
     public function replace(int $id, AircraftInput $input, ?Cancellation $cancellation = null): ?Aircraft
     {
         try {
