@@ -14,6 +14,9 @@ namespace Bobbin\Bench\Faults;
  *   before it is.
  * - GET 200 shows the title the last write answered 2xx set; GET/PUT/DELETE 404 on a row a 2xx
  *   created is a lost write.
+ * - 504 with `"outcome":"unknown"`: the server says it does not know whether the write took
+ *   effect (docs/HTTP.md, "Three outcomes"): an honest answer, not a failure of the run; its
+ *   number is not checked, and the run counts such answers (unknown()).
  * A request answered with anything else, or not at all, is unexpected: its number is then not
  * checked (the outcome is unknown), and the run fails.
  */
@@ -27,6 +30,8 @@ final class WriteLedger
     private array $mismatches = [];
     /** @var list<string> */
     private array $unexpected = [];
+    /** @var list<string> answers that said the outcome is unknown */
+    private array $unknownAnswers = [];
     /** @var array<string, array<int, int>> method => status => count */
     private array $counts = [];
 
@@ -40,6 +45,12 @@ final class WriteLedger
         $this->counts[$method][$status] = ($this->counts[$method][$status] ?? 0) + 1;
         $what = \sprintf('%s %s (id %s)', $method, $number, $record['id'] ?? '-');
         $known = $this->expected[$number] ?? null;
+        if ($status === 504 && (\json_decode($record['body'], true)['outcome'] ?? null) === 'unknown') {
+            $this->unknownAnswers[] = "$what answered 504, outcome unknown";
+            $this->unknown[$number] = true;
+
+            return;
+        }
         if (!\in_array($status, [200, 201, 204, 503], true)) {
             if ($status === 404 && $known !== null && $known['present']) {
                 $this->mismatches[] = "$what answered 404: the row {$known['why']} promised is not there";
@@ -96,6 +107,12 @@ final class WriteLedger
     public function unexpected(): array
     {
         return $this->unexpected;
+    }
+
+    /** @return list<string> the answers that said their outcome is unknown (504) */
+    public function unknown(): array
+    {
+        return $this->unknownAnswers;
     }
 
     /** @return array<string, array<int, int>> method => status => count */

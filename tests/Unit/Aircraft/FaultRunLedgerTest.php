@@ -99,4 +99,15 @@ final class FaultRunLedgerTest extends TestCase
         self::assertSame([0, 0], $this->ledger->expectations());
         self::assertSame(['POST' => [500 => 1, 0 => 1]], $this->ledger->counts());
     }
+
+    public function testAnAnswerThatSaysItsOutcomeIsUnknownIsHonestAndItsRowUnchecked(): void
+    {
+        $this->answer('POST', 'A', 504, 'first', '{"error":"…","outcome":"unknown"}');
+        $this->answer('DELETE', 'B', 504, '', '{"error":"Gateway Timeout"}');
+
+        self::assertSame(['POST A (id 7) answered 504, outcome unknown'], $this->ledger->unknown());
+        self::assertSame(['DELETE B (id 7) answered 504: {"error":"Gateway Timeout"}'], $this->ledger->unexpected(), 'a 504 that does not say "unknown" is not one');
+        self::assertSame([], $this->ledger->check(['A' => 'first']), 'whether the row is there or not');
+        self::assertSame([], $this->ledger->check([]));
+    }
 }

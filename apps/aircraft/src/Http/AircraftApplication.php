@@ -61,9 +61,13 @@ final class AircraftApplication implements RequestHandlerInterface
         } catch (DuplicateNumberException $e) {
             return $this->responses->error(409, $e->getMessage());
         } catch (OutcomeUnknown $e) {
-            // Sent, and no answer came: "try again" could write twice. Say what is known.
             $this->logger->warning('Outcome unknown: {message}', ['message' => $e->getMessage(), 'exception' => $e]);
+            if ($request->getMethod() === 'GET') {
+                // A read changed nothing, whatever became of it: trying again is safe.
+                return $this->responses->error(503, 'The database is unavailable, try again later');
+            }
 
+            // A write was sent and no answer came: "try again" could write twice. Say what is known.
             return $this->responses->json(504, ['error' => 'The database did not answer in time: the change may or may not have been made. Check before you retry.', 'outcome' => 'unknown']);
         } catch (CancelledException $e) {
             // The request's deadline passed or its client left: the server has answered (or
