@@ -4,71 +4,20 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Postgres;
 
-use Bobbin\Async\Async;
-use Bobbin\Async\OutcomeUnknown;
-use Bobbin\Async\TimeoutCancellation;
-use Bobbin\Async\TimeoutException;
-use Bobbin\Postgres\ConnectionState;
-use Bobbin\Postgres\Exception\OutcomeUnknownException;
+use Bobbin\Tests\Support\Sql\CancellationOutcomeContract;
 
-/**
- * A cancelled write is reported as what became of it: done (its result), not done (the
- * cancellation, once the server confirmed it), or unknown — never "failed" for a write that
- * commits. The canceller is replaced to hold back the cancel, as a server too busy (or a network
- * too slow) to act on it would.
- */
+/** A cancelled PostgreSQL write is reported as what became of it (CancellationOutcomeContract). */
 final class CancellationOutcomeTest extends PostgresTestCase
 {
-    public function testAWriteCancelledAndConfirmedByTheServerIsNotDone(): void
+    use CancellationOutcomeContract;
+
+    protected function connectionUnderTest(): object
     {
-        $table = $this->createTable('n int');
-        $connection = $this->connect();
-
-        try {
-            $connection->query("INSERT INTO $table SELECT 1 FROM pg_sleep(5)", [], new TimeoutCancellation(0.2));
-            self::fail('The statement must be cancelled');
-        } catch (TimeoutException) {
-            // Not done: the server cancelled it before the caller heard back.
-        }
-
-        self::assertSame(ConnectionState::Idle, $connection->state(), 'The caller learns the outcome after the drain');
-        self::assertSame(0, $connection->queryValue("SELECT count(*) FROM $table"));
+        return $this->connect();
     }
 
-    public function testAWriteThatFinishedBeforeItsCancellationLandedIsReportedDone(): void
+    protected static function slowInsert(string $table, int $value, float $seconds): string
     {
-        $table = $this->createTable('n int');
-        $connection = $this->connect();
-        $connection->setCanceller(static function (int $pid): void {
-            // The cancel arrives too late: the statement has finished by then.
-        });
-
-        $result = $connection->query("INSERT INTO $table SELECT 7 FROM pg_sleep(0.5)", [], new TimeoutCancellation(0.2));
-
-        self::assertSame(1, $result->affectedRows);
-        self::assertSame(7, $connection->queryValue("SELECT n FROM $table"));
-    }
-
-    public function testAWriteWhoseCancellationIsNotConfirmedInTimeIsReportedUnknownNotFailed(): void
-    {
-        $table = $this->createTable('n int');
-        $connection = $this->connect();
-        $connection->setCanceller(static function (int $pid): void {
-            Async::delay(5.0); // never confirmed within the settle time
-        });
-        $started = \microtime(true);
-
-        try {
-            $connection->query("INSERT INTO $table SELECT 9 FROM pg_sleep(2)", [], new TimeoutCancellation(0.2));
-            self::fail('The outcome must be unknown');
-        } catch (OutcomeUnknownException $e) {
-            self::assertInstanceOf(OutcomeUnknown::class, $e);
-            self::assertInstanceOf(TimeoutException::class, $e->getPrevious());
-            self::assertStringContainsString('may or may not have taken effect', $e->getMessage());
-        }
-        self::assertLessThan(1.8, \microtime(true) - $started, 'The caller waits a bounded time');
-
-        // And it was right not to say "failed": the write commits afterwards.
-        self::assertSame(9, $connection->queryValue("SELECT n FROM $table"));
+        return "INSERT INTO $table SELECT $value FROM pg_sleep($seconds)";
     }
 }
