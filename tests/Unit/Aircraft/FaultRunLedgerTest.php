@@ -110,4 +110,14 @@ final class FaultRunLedgerTest extends TestCase
         self::assertSame([], $this->ledger->check(['A' => 'first']), 'whether the row is there or not');
         self::assertSame([], $this->ledger->check([]));
     }
+
+    public function testAReadAfterAWriteOfUnknownOutcomeMayShowEitherValue(): void
+    {
+        $this->answer('POST', 'A', 201, 'first');
+        $this->answer('PUT', 'A', 504, 'second', '{"outcome":"unknown"}');
+        $this->answer('GET', 'A', 200, '', '{"title":"second"}');
+
+        self::assertSame([], $this->ledger->check(['A' => 'second']));
+        self::assertSame([], $this->ledger->check(['A' => 'first']));
+    }
 }
