@@ -48,6 +48,10 @@ final class Differences
             return true;
         }
 
+        if (\is_object($a) && \is_object($b)) {
+            return $a::class === $b::class && $a == $b;
+        }
+
         return $a === $b;
     }
 
