@@ -29,11 +29,11 @@ final class Differences
         return $differ;
     }
 
-    /** Identical, NaN equal to a NaN of the same bits. */
+    /** Identical (floats to the bit: 0.0 is not -0.0), a NaN equal to any NaN, objects of one class equal by value. */
     public static function same(mixed $a, mixed $b): bool
     {
         if (\is_float($a) && \is_float($b)) {
-            return \pack('e', $a) === \pack('e', $b);
+            return \pack('e', $a) === \pack('e', $b) || \is_nan($a) && \is_nan($b);
         }
         if (\is_array($a) && \is_array($b)) {
             if (\array_keys($a) !== \array_keys($b)) {
