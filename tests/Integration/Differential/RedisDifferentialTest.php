@@ -4,7 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Differential;
 
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancellationSource;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\Future;
 use Bobbin\Redis\Client;
+use Bobbin\Redis\ClientConfig;
 use Bobbin\Redis\Connection;
 use Bobbin\Redis\ConnectionConfig;
 use Bobbin\Redis\Exception\CommandException;
@@ -75,6 +81,110 @@ final class RedisDifferentialTest extends DifferentialTestCase
         $resp2->close();
 
         self::assertSame([], \array_slice($differ, 0, 8), $this->where(\sprintf('%d differences in %d cases', \count($differ), $count)));
+    }
+
+    /**
+     * Fibers share one client (its pipelined connection and its client-side cache) and cancel a
+     * third of their commands at random points. Each fiber's keys and values carry its id; each
+     * fiber knows what its keys hold, or — after a cancelled write, which may or may not have
+     * run — which values they may hold, so every reply is checked: a reply meant for another
+     * fiber, or an old value read back, is caught. phpredis reads every key at the end.
+     */
+    public function testFibersSharingOneClientWithRandomCancellationsEachGetTheirOwnReplies(): void
+    {
+        $random = $this->random();
+        $client = new Client(ClientConfig::fromUrl(EmbeddedRedis::url(), cacheSize: 1000));
+        $fibers = 50;
+        $perFiber = \max(1, \intdiv(self::cases(3000), $fibers));
+        $plans = [];
+        for ($f = 0; $f < $fibers; $f++) {
+            for ($k = 0; $k < $perFiber; $k++) {
+                $plans[$f][] = [
+                    'op' => ['SET', 'GET', 'GET', 'DEL', 'ECHO', 'INCRBY'][$random->getInt(0, 5)],
+                    'key' => $this->prefix . "f$f:" . $random->getInt(0, 3),
+                    'value' => "f$f:" . RandomValues::bytes($random, 30),
+                    'by' => $random->getInt(-1000, 1000),
+                    'cancel' => $random->getInt(0, 2) === 0 ? $random->getInt(1, 4) : 0,
+                ];
+            }
+        }
+        $possible = []; // key => list of the values it may hold (null: none)
+        $wrong = [];
+        $cancelled = 0;
+        $tasks = [];
+        foreach ($plans as $f => $plan) {
+            $counter = $this->prefix . "f$f:counter";
+            $possible[$counter] = ['0'];
+            $tasks[] = Async::run(function () use ($f, $plan, $client, $counter, &$possible, &$wrong, &$cancelled): void {
+                foreach ($plan as $i => $step) {
+                    $key = $step['op'] === 'INCRBY' ? $counter : $step['key'];
+                    $before = $possible[$key] ?? [null];
+                    $source = self::cancellationOf($step['cancel']);
+                    try {
+                        $reply = match ($step['op']) {
+                            'SET' => $client->set($key, $step['value'], cancellation: $source),
+                            'GET' => $client->get($key, $source),
+                            'DEL' => $client->del($key, $source),
+                            'ECHO' => $client->execute(['ECHO', $step['value']], $source),
+                            default => $client->execute(['INCRBY', $key, $step['by']], $source),
+                        };
+                    } catch (CancelledException) {
+                        $cancelled++;
+                        $possible[$key] = match ($step['op']) {
+                            'SET' => [...$before, $step['value']],
+                            'DEL' => [...$before, null],
+                            'INCRBY' => [...$before, ...\array_map(static fn (?string $v): string => (string) ((int) $v + $step['by']), $before)],
+                            default => $before,
+                        };
+                        continue;
+                    }
+                    [$ok, $now] = match ($step['op']) {
+                        'SET' => [$reply === true, [$step['value']]],
+                        'GET' => [\in_array($reply, $before, true), [$reply]],
+                        'DEL' => [$reply === 1 && \array_filter($before, \is_string(...)) !== [] || $reply === 0 && \in_array(null, $before, true), [null]],
+                        'ECHO' => [$reply === $step['value'], $before],
+                        default => [\is_int($reply) && \in_array((string) ($reply - $step['by']), $before, true), [(string) $reply]],
+                    };
+                    if (!$ok) {
+                        $wrong[] = \sprintf('fiber %d, step %d (%s %s): got %s, the key may hold %s', $f, $i, $step['op'], $key, Differences::show($reply), Differences::show($before));
+                    }
+                    $possible[$key] = $now;
+                }
+            });
+        }
+        Future::awaitAll($tasks);
+        foreach ($possible as $key => $values) {
+            $stored = $this->phpredis()->get((string) $key);
+            $stored = $stored === false ? null : $stored;
+            $values = \str_ends_with((string) $key, ':counter') ? \array_map(static fn (?string $v): ?string => $v === '0' ? null : $v, $values) : $values;
+            if (!\in_array($stored, $values, true) && !($stored === '0' && \in_array(null, $values, true))) {
+                $wrong[] = \sprintf('%s read by phpredis: %s, may hold %s', $key, Differences::show($stored), Differences::show($values));
+            }
+        }
+        $client->close();
+
+        self::assertSame([], \array_slice($wrong, 0, 8), $this->where(\sprintf('%d wrong replies; %d commands cancelled', \count($wrong), $cancelled)));
+        self::assertGreaterThan(0, $cancelled);
+    }
+
+    /** 0: none; 1: before the call; 2: at the end of this tick; 3: a tick later; 4: after up to 0.3 ms. */
+    private static function cancellationOf(int $how): ?Cancellation
+    {
+        if ($how === 0) {
+            return null;
+        }
+        $source = new CancellationSource();
+        match ($how) {
+            1 => $source->cancel(),
+            2 => Async::defer(static fn () => $source->cancel()),
+            3 => Async::run(static fn () => $source->cancel()),
+            default => Async::run(static function () use ($source): void {
+                Async::delay(\random_int(0, 300) / 1e6);
+                $source->cancel();
+            }),
+        };
+
+        return $source->token();
     }
 
     /** @return list<string> */
