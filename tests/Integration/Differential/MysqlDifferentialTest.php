@@ -251,7 +251,10 @@ final class MysqlDifferentialTest extends DifferentialTestCase
         return $source->token();
     }
 
-    /** @param list<array<string, mixed>> $rows @return array<int, array<string, mixed>> */
+    /**
+     * @param list<array<string, mixed>> $rows
+     * @return array<int, array<string, mixed>>
+     */
     private static function byId(array $rows): array
     {
         $byId = [];

@@ -331,7 +331,7 @@ final class RedisDifferentialTest extends DifferentialTestCase
         $command = ['EVAL', $lua, 0, ...$arguments];
         $three = $resp3->execute($command);
         $two = $resp2->execute($command);
-        $raw = $phpredis->rawCommand(...$command);
+        $raw = $phpredis->rawCommand('EVAL', $lua, 0, ...$arguments);
         if (\in_array($kind, ['map', 'resp3 set'], true)) {
             [$three, $two, $raw] = $kind === 'map'
                 ? [self::sortedMap($three), self::sortedMap(self::pairs($two)), self::sortedMap(self::pairs($raw))]
@@ -364,7 +364,10 @@ final class RedisDifferentialTest extends DifferentialTestCase
         return $differ;
     }
 
-    /** @param list<mixed> $command @return list<string> */
+    /**
+     * @param list<mixed> $command
+     * @return list<string>
+     */
     private static function sameError(array $command, Client $resp3, Connection $resp2, \Redis $phpredis): array
     {
         $messages = [];
@@ -389,7 +392,11 @@ final class RedisDifferentialTest extends DifferentialTestCase
         return self::same('the error of ' . $command[0], [$wrongType, $wrongType, $wrongType], $messages);
     }
 
-    /** @template T @param \Closure(): T $draw @return list<T> */
+    /**
+     * @template T
+     * @param \Closure(): T $draw
+     * @return list<T>
+     */
     private static function many(Randomizer $random, \Closure $draw): array
     {
         return \array_map(static fn (): mixed => $draw(), \range(0, $random->getInt(0, 3) === 0 ? $random->getInt(0, 200) : $random->getInt(0, 8)));
@@ -444,7 +451,10 @@ final class RedisDifferentialTest extends DifferentialTestCase
         };
     }
 
-    /** @param list<mixed> $flat @return array<array-key, mixed> */
+    /**
+     * @param list<mixed> $flat
+     * @return array<array-key, mixed>
+     */
     private static function pairs(array $flat): array
     {
         $map = [];
@@ -455,7 +465,10 @@ final class RedisDifferentialTest extends DifferentialTestCase
         return $map;
     }
 
-    /** @param array<array-key, mixed> $map @return array<array-key, mixed> */
+    /**
+     * @param array<array-key, mixed> $map
+     * @return array<array-key, mixed>
+     */
     private static function sortedMap(array $map): array
     {
         \ksort($map, \SORT_STRING);
@@ -463,7 +476,10 @@ final class RedisDifferentialTest extends DifferentialTestCase
         return $map;
     }
 
-    /** @param list<mixed> $list @return list<mixed> */
+    /**
+     * @param list<mixed> $list
+     * @return list<mixed>
+     */
     private static function sortedList(array $list): array
     {
         \sort($list, \SORT_STRING);

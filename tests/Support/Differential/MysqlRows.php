@@ -128,7 +128,10 @@ final class MysqlRows
         };
     }
 
-    /** @param array<string, mixed> $params @return list<mixed> in insertSql()'s order */
+    /**
+     * @param array<string, mixed> $params
+     * @return list<mixed> in insertSql()'s order
+     */
     public static function parameters(array $params): array
     {
         return \array_values($params);

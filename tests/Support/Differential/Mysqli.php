@@ -43,6 +43,7 @@ final class Mysqli
     {
         if ($prepared) {
             $statement = $mysqli->prepare($sql);
+            \assert($statement instanceof \mysqli_stmt);
             $statement->execute($params === [] ? null : $params);
             $result = $statement->get_result();
             $statement->close();
@@ -68,6 +69,7 @@ final class Mysqli
     public static function executeTyped(\mysqli $mysqli, string $sql, array $params): void
     {
         $statement = $mysqli->prepare($sql);
+        \assert($statement instanceof \mysqli_stmt);
         $types = \implode('', \array_map(static fn (mixed $v): string => match (true) {
             \is_int($v) => 'i',
             \is_float($v) => 'd',
