@@ -82,7 +82,7 @@ final class Client implements Executor
             throw ErrorFactory::forReply($reply, $command);
         }
 
-        return $reply;
+        return \is_array($reply) ? ErrorFactory::inPlace($reply, $command) : $reply;
     }
 
     /**

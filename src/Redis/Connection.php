@@ -144,7 +144,7 @@ final class Connection implements Executor
             throw ErrorFactory::forReply($reply, $command);
         }
 
-        return $reply;
+        return \is_array($reply) ? ErrorFactory::inPlace($reply, $command) : $reply;
     }
 
     /**
@@ -185,8 +185,8 @@ final class Connection implements Executor
         }
         $replies[] = $lastReply;
         foreach ($replies as $i => $reply) {
-            if ($reply instanceof ErrorReply) {
-                $replies[$i] = ErrorFactory::forReply($reply, $commands[$i]);
+            if ($reply instanceof ErrorReply || \is_array($reply)) {
+                $replies[$i] = ErrorFactory::inPlace($reply, $commands[$i]);
             }
         }
 

@@ -78,7 +78,7 @@ final class Transaction implements Executor
         }
         $results = [];
         foreach (\array_values($exec) as $i => $reply) {
-            $results[] = $reply instanceof ErrorReply ? ErrorFactory::forReply($reply, $queued[$i] ?? []) : $reply;
+            $results[] = $reply instanceof ErrorReply || \is_array($reply) ? ErrorFactory::inPlace($reply, $queued[$i] ?? []) : $reply;
         }
 
         return $results;

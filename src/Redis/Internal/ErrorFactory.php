@@ -33,6 +33,29 @@ final class ErrorFactory
     }
 
     /**
+     * A reply with every error inside it (an array's element, at any depth: a script's
+     * `{1, redis.error_reply(…)}`, an EXEC's) turned into its exception, in its place; an error
+     * reply itself is the exception.
+     *
+     * @param array<int, mixed> $command
+     */
+    public static function inPlace(mixed $reply, array $command): mixed
+    {
+        if ($reply instanceof ErrorReply) {
+            return self::forReply($reply, $command);
+        }
+        if (\is_array($reply)) {
+            foreach ($reply as $key => $element) {
+                if ($element instanceof ErrorReply || \is_array($element)) {
+                    $reply[$key] = self::inPlace($element, $command);
+                }
+            }
+        }
+
+        return $reply;
+    }
+
+    /**
      * The command's name and first argument (usually the key), shortened: enough to find the
      * call in the code, never a value (a password, a payload).
      *

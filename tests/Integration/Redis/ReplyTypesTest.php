@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Redis;
 
+use Bobbin\Redis\Client;
+use Bobbin\Redis\ClientConfig;
 use Bobbin\Redis\Connection;
 use Bobbin\Redis\ConnectionConfig;
 use Bobbin\Redis\Exception\CommandException;
@@ -133,6 +135,27 @@ final class ReplyTypesTest extends TestCase
         }
         self::assertSame('PONG', $connection->command('PING'), 'the connection goes on after an error');
         $connection->del($key);
+    }
+
+    /** Found by the differential test (issue 35): the parser's internal ErrorReply reached the caller. */
+    #[DataProvider('protocols')]
+    public function testAnErrorInsideAnArrayReplyIsACommandExceptionInItsPlace(int $protocol): void
+    {
+        $connection = self::connect($protocol);
+        $client = new Client(new ClientConfig(ConnectionConfig::fromUrl(EmbeddedRedis::url())->with(protocol: $protocol)));
+        $lua = "return {'first', {7, redis.error_reply('INNER went wrong')}, redis.error_reply('OUTER x')}";
+
+        foreach ([$connection->eval($lua), $client->eval($lua), $client->pipeline([['EVAL', $lua, 0]])[0]] as $reply) {
+            self::assertIsArray($reply);
+            self::assertSame('first', $reply[0]);
+            self::assertSame(7, $reply[1][0]);
+            self::assertInstanceOf(CommandException::class, $reply[1][1]);
+            self::assertSame('INNER', $reply[1][1]->prefix());
+            self::assertStringStartsWith('INNER went wrong', $reply[1][1]->getMessage());
+            self::assertInstanceOf(CommandException::class, $reply[2]);
+            self::assertSame('OUTER', $reply[2]->prefix());
+        }
+        $client->close();
     }
 
     private static function database(Connection $connection): int
