@@ -507,6 +507,9 @@ final class Connection implements Executor
         }
         if (!$reader->isDone() || $this->state === ConnectionState::Closed) {
             $reader->discardRows = true;
+            if (ReadStatement::matches($sql)) {
+                throw $interruption; // whatever became of a read, it changed nothing
+            }
             throw new OutcomeUnknownException(\sprintf(
                 '%s; the server did not confirm within %.1f s whether the statement ran, so it may or may not have taken effect',
                 $interruption->getMessage(),

@@ -644,6 +644,9 @@ final class Connection implements Executor
         } catch (CancelledException) {
             $outcome = null;
         }
+        if ($outcome === null && ReadStatement::matches($sql)) {
+            throw $interruption; // whatever became of a read, it changed nothing
+        }
         if ($outcome === null) {
             throw new OutcomeUnknownException(\sprintf(
                 '%s; the server did not confirm within %.1f s whether the statement ran, so it may or may not have taken effect',
