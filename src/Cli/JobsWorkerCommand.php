@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Signals;
 use Bobbin\Http\RateLimitedLogger;
@@ -66,6 +67,7 @@ final class JobsWorkerCommand
 
             return ExitCode::Ok->value;
         }
+        RequiredExtension::checkAll(['pcntl', 'posix'], 'bin/bobbin jobs-worker');
         $transport = $options['transport'] ?? (\getenv('BOBBIN_JOBS_TRANSPORT') ?: '');
         if ($transport === '') {
             throw new UsageException('jobs-worker needs --transport=nats://host:port (try bin/bobbin jobs-worker --help)');

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
@@ -93,6 +94,8 @@ final class ServeCommand
 
             return ExitCode::Ok->value;
         }
+        // The master forks and signals its workers; the server sets TCP_NODELAY on its sockets.
+        RequiredExtension::checkAll(['pcntl', 'posix', 'sockets'], 'bin/bobbin serve');
         $options = self::mergeOptions($cliOptions, \getenv());
         $singleProcess = self::flag('single-process', $options['single-process'] ?? false);
         $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : ($singleProcess ? 1 : CpuCount::detect());
