@@ -33,6 +33,8 @@ use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
 use Bobbin\Process\MasterConfig;
 use Bobbin\Process\MasterFailedException;
+use Bobbin\Process\PidFile;
+use Bobbin\Process\PidFileException;
 use Bobbin\Process\RecycleLimits;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
@@ -182,20 +184,21 @@ final class ServeCommand
 
         $server = new Server($config, $handler, $logger, null, $appFile);
         AbruptEndReport::register($server);
+        $claimed = null;
         if ($pidFile !== '') {
+            // Before listening: a second server with this pid file must not share the port.
+            try {
+                $claimed = PidFile::claim($pidFile);
+            } catch (PidFileException $error) {
+                throw new StartupException($error->getMessage());
+            }
             // Even when application code ends the process, the pid file must not outlive it.
-            \register_shutdown_function(static fn () => @\unlink($pidFile));
+            \register_shutdown_function(static fn () => $claimed->release());
         }
         try {
             $server->start();
         } catch (ServerStartException $error) {
             \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
-
-            return ExitCode::Runtime->value;
-        }
-        if ($pidFile !== '' && @\file_put_contents($pidFile, \getmypid() . "\n") === false) {
-            $server->stop(0.0);
-            \fwrite($this->stderr, \sprintf("bobbin: cannot write the pid file %s\n", $pidFile));
 
             return ExitCode::Runtime->value;
         }
@@ -225,9 +228,7 @@ final class ServeCommand
         foreach ($signalIds as $id) {
             Signals::off($id);
         }
-        if ($pidFile !== '') {
-            @\unlink($pidFile);
-        }
+        $claimed?->release();
         $logger->info('Stopped');
 
         return ExitCode::Ok->value;
