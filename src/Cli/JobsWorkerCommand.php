@@ -15,7 +15,7 @@ use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Jobs\Nats\RemoteJobServer;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\NatsException;
-use Bobbin\Process\ByteSize;
+use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\JobMaster;
 use Bobbin\Process\JobPoolConfig;

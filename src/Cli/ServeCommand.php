@@ -25,7 +25,7 @@ use Bobbin\Leaks\LeakReporter;
 use Bobbin\Process\AbruptEndReport;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
-use Bobbin\Process\ByteSize;
+use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\JobMaster;
 use Bobbin\Process\Admin\AdminAccess;
@@ -433,11 +433,14 @@ final class ServeCommand
             }
             if (\str_starts_with($argument, '--')) {
                 $equals = \strpos($argument, '=');
+                $name = $equals === false ? \substr($argument, 2) : \substr($argument, 2, $equals - 2);
+                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
+                    // Before looking for its value: an unknown option last has none to find.
+                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
+                }
                 if ($equals !== false) {
-                    $name = \substr($argument, 2, $equals - 2);
                     $value = \substr($argument, $equals + 1);
                 } else {
-                    $name = \substr($argument, 2);
                     $type = self::OWN_OPTIONS[$name][0] ?? (ServerConfig::OPTIONS[$name][1] ?? null);
                     if ($type === 'bool') {
                         $value = '1';
@@ -446,9 +449,6 @@ final class ServeCommand
                     } else {
                         throw new UsageException(\sprintf('Option --%s needs a value', $name));
                     }
-                }
-                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
-                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
                 }
                 $options[$name] = $value;
                 continue;
