@@ -27,6 +27,9 @@ $rounds = (int) ($options['rounds'] ?? 2000);
 $timeout = isset($options['timeout']) ? 30.0 : null;
 
 require $root . '/vendor/autoload.php';
+if (\method_exists(\Bobbin\Async\Async::class, 'installLoopDriver')) {
+    \Bobbin\Async\Async::installLoopDriver(); // older checkouts installed it from their autoloader
+}
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Future;

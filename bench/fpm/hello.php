@@ -12,5 +12,6 @@ use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\Sapi\SapiRunner;
 
 require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 (new SapiRunner())->run(new ClosureHandler(require \dirname(__DIR__, 2) . '/examples/hello.php'));

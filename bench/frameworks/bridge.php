@@ -21,6 +21,7 @@ use Symfony\Component\HttpFoundation\JsonResponse;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
 require \dirname(__DIR__, 2) . '/examples/symfony/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 $options = \getopt('', ['n:', 'rounds:']);
 $n = (int) ($options['n'] ?? 20000);

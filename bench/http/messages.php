@@ -47,6 +47,7 @@ use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 $options = \getopt('', ['n::', 'rounds::']);
 $n = \max(1, (int) ($options['n'] ?? 20000));

@@ -54,6 +54,7 @@ if ($code !== 0) {
     exit(1);
 }
 require_once "$root/vendor/autoload.php";
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 $php = [\PHP_BINARY];
 foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {
     \array_push($php, '-d', "$name=$value");

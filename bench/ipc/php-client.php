@@ -22,6 +22,7 @@ use Bobbin\Ipc\ShmClient;
 use Bobbin\Ipc\SocketClient;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 if ($argc !== 8 && $argc !== 9) {
     \fwrite(\STDERR, "usage: php php-client.php unix|tcp|shm SOCKET TCP_PORT SIZE REQUESTS RECONNECT_EVERY blocking|fiber|fibers:N [WARMUP]\n");

@@ -47,6 +47,7 @@ if ($code !== 0) {
 $daemonBinary = "$root/native/build/bobbin-ipcd";
 $cBench = "$root/native/build/bobbin-ipc-bench";
 require_once "$root/vendor/autoload.php";
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 // PHP runs as `bin/bobbin serve` runs it: opcache with the tracing JIT (Bobbin\Cli\OpcacheRelaunch).
 $phpSettings = [];
 foreach (\Bobbin\Cli\OpcacheRelaunch::SETTINGS as $name => $value) {

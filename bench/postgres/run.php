@@ -30,6 +30,7 @@ use Bobbin\Postgres\PoolConfig;
 use Revolt\EventLoop;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 // PHP runs as `bin/bobbin serve` runs it: opcache with the tracing JIT (Bobbin\Cli\OpcacheRelaunch);
 // both sides of every comparison run in this one process, so both get it.

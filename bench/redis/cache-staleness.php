@@ -23,6 +23,7 @@ use Bobbin\Redis\ClientConfig;
 use Bobbin\Redis\ConnectionConfig;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 if (!\extension_loaded('redis')) {
     \fwrite(\STDERR, "phpredis is not installed (scripts/install-deps installs php8.2-redis)\n");

@@ -20,6 +20,7 @@ use Bobbin\Async\Future;
 use Bobbin\Redis\Client;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 if (\getenv('BOBBIN_BENCH_RELAUNCHED') === false && \function_exists('pcntl_exec') && !\filter_var(\ini_get('opcache.enable_cli'), \FILTER_VALIDATE_BOOL)) {
     $settings = [];

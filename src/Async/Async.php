@@ -20,6 +20,9 @@ final class Async
     /** Tasks started with run() and not finished (a metric). */
     private static int $tasksAlive = 0;
 
+    /** Whether installLoopDriver() or startFreshLoop() set this process's driver. */
+    private static bool $loopDriverInstalled = false;
+
     /** How many tasks started with run() have not finished. */
     public static function tasksAlive(): int
     {
@@ -231,12 +234,28 @@ final class Async
     }
 
     /**
+     * Makes this process run on the loop driver BOBBIN_LOOP_DRIVER chooses (Bobbin's own by
+     * default) instead of the one Revolt would pick: the one call a plain script, a PHP-FPM front
+     * controller or a test bootstrap makes, before anything uses the loop. `bin/bobbin` makes it
+     * itself. Loading the autoloader changes nothing (a library has no global side effect), so a
+     * program that never calls it runs on Revolt's driver: correct, only slower. A second call
+     * keeps the driver installed by the first.
+     */
+    public static function installLoopDriver(): void
+    {
+        if (!self::$loopDriverInstalled) {
+            self::startFreshLoop();
+        }
+    }
+
+    /**
      * Gives this process a loop of its own, of the driver BOBBIN_LOOP_DRIVER chooses: for a child
      * process after fork(), which must not share its parent's driver (its watchers, its timers).
      */
     public static function startFreshLoop(): void
     {
         EventLoop::setDriver(Loop\DriverChoice::create());
+        self::$loopDriverInstalled = true;
     }
 
     /**

@@ -67,7 +67,8 @@ final class IdleSocketPeek
         }
         if (!$this->imported) {
             $this->imported = true;
-            $this->socket = @\socket_import_stream($this->stream) ?: null;
+            // Without ext-sockets: '?' for whatever arrived, as for a stream that cannot be peeked at.
+            $this->socket = \function_exists('socket_import_stream') ? (@\socket_import_stream($this->stream) ?: null) : null;
         }
         if ($this->socket === null) {
             if (!\is_resource($this->stream)) {

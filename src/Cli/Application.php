@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\MissingExtensionException;
+use Bobbin\Async\Async;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 
 /** `bin/bobbin`: picks the sub-command and turns failures into one stderr line and an exit code. */
@@ -29,6 +31,9 @@ final class Application
     {
         $command = $arguments[0] ?? '--help';
         try {
+            // The server's loop: installed here, when a command starts, never by the autoloader
+            // (a library leaves the loop of the program that loads it alone; docs/ASYNC.md).
+            Async::installLoopDriver();
             switch ($command) {
                 case '--help':
                 case '-h':
@@ -66,7 +71,7 @@ final class Application
 
             return ExitCode::Usage->value;
         } catch (\Throwable $error) {
-            $message = $error instanceof StartupException
+            $message = $error instanceof StartupException || $error instanceof MissingExtensionException
                 ? $error->getMessage()
                 : \sprintf('%s: %s in %s:%d', $error::class, $error->getMessage(), $error->getFile(), $error->getLine());
             \fwrite($this->stderr, 'bobbin: ' . \str_replace("\n", ' ', $message) . "\n");

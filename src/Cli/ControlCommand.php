@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Process\MasterConfig;
 use Bobbin\Process\Admin\StatusReport;
 use Bobbin\Process\StatusFile;
@@ -33,6 +34,7 @@ final class ControlCommand
 
             return ExitCode::Ok->value;
         }
+        RequiredExtension::check('posix', 'bin/bobbin ' . $command);
         $pid = self::runningPid($pidFile);
 
         return match ($command) {

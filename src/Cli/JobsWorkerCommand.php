@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Signals;
 use Bobbin\Http\RateLimitedLogger;
@@ -14,7 +15,7 @@ use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Jobs\Nats\RemoteJobServer;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\NatsException;
-use Bobbin\Process\ByteSize;
+use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\JobMaster;
 use Bobbin\Process\JobPoolConfig;
@@ -66,6 +67,7 @@ final class JobsWorkerCommand
 
             return ExitCode::Ok->value;
         }
+        RequiredExtension::checkAll(['pcntl', 'posix'], 'bin/bobbin jobs-worker');
         $transport = $options['transport'] ?? (\getenv('BOBBIN_JOBS_TRANSPORT') ?: '');
         if ($transport === '') {
             throw new UsageException('jobs-worker needs --transport=nats://host:port (try bin/bobbin jobs-worker --help)');

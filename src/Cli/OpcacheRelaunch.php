@@ -7,7 +7,8 @@ namespace Bobbin\Cli;
 /**
  * `bin/bobbin serve` runs with opcache (and the JIT) on by default: opcache.enable_cli is off in
  * a stock CLI and can only be switched on at PHP's start, so bin/bobbin replaces itself once
- * (same pid, same arguments and environment) with `php -d opcache.enable_cli=1 …`. Off with
+ * (same pid, same arguments and environment, the user's own `php -d …` options after Bobbin's)
+ * with `php -d opcache.enable_cli=1 …`. Off with
  * --no-opcache, --opcache=0 or BOBBIN_OPCACHE=0. Figures behind the settings: docs/PROCESS.md.
  */
 final class OpcacheRelaunch
@@ -24,9 +25,11 @@ final class OpcacheRelaunch
     /**
      * @param list<string> $arguments the command line without the program name
      * @param array<string, string> $environment
+     * @param list<string> $phpOptions what PHP itself was started with (`-d name=value`, `-c FILE`):
+     *        passed on after Bobbin's settings, so that they survive and a user's choice wins
      * @return list<string>|null the PHP arguments to exec, or null to go on as we are
      */
-    public static function argumentsFor(string $script, array $arguments, array $environment): ?array
+    public static function argumentsFor(string $script, array $arguments, array $environment, array $phpOptions = []): ?array
     {
         if (($arguments[0] ?? '') !== 'serve' || isset($environment[self::MARKER]) || !self::wanted($arguments, $environment)) {
             return null;
@@ -43,7 +46,32 @@ final class OpcacheRelaunch
             $php[] = $name . '=' . $value;
         }
 
-        return \array_merge($php, [$script], $arguments);
+        return \array_merge($php, $phpOptions, [$script], $arguments);
+    }
+
+    /**
+     * The options PHP was started with, from its command line as /proc/self/cmdline has it:
+     * PHP offers no other way to tell a `-d` setting from one of php.ini, and the relaunch would
+     * otherwise drop it silently. $argumentCount arguments follow the script.
+     *
+     * @param list<string> $commandLine PHP's own, the binary first
+     * @return list<string>
+     */
+    public static function phpOptionsOf(array $commandLine, int $argumentCount): array
+    {
+        $scriptAt = \count($commandLine) - $argumentCount - 1;
+        if (($commandLine[$scriptAt] ?? '') === '--') {
+            --$scriptAt; // php -f SCRIPT -- ARGUMENTS
+        }
+        if ($scriptAt < 1) {
+            return [];
+        }
+        $options = \array_slice($commandLine, 1, $scriptAt - 1);
+        if (\end($options) === '-f') {
+            \array_pop($options);
+        }
+
+        return $options;
     }
 
     /**
@@ -55,7 +83,11 @@ final class OpcacheRelaunch
     {
         /** @var array<string, string> $environment */
         $environment = \getenv();
-        $php = self::argumentsFor($script, $arguments, $environment);
+        $commandLine = @\file_get_contents('/proc/self/cmdline');
+        $phpOptions = \is_string($commandLine) && $commandLine !== ''
+            ? self::phpOptionsOf(\explode("\0", \rtrim($commandLine, "\0")), \count($arguments))
+            : [];
+        $php = self::argumentsFor($script, $arguments, $environment, $phpOptions);
         if ($php === null || !\function_exists('pcntl_exec')) {
             return;
         }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Cli;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
@@ -24,7 +25,7 @@ use Bobbin\Leaks\LeakReporter;
 use Bobbin\Process\AbruptEndReport;
 use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
-use Bobbin\Process\ByteSize;
+use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
 use Bobbin\Process\JobMaster;
 use Bobbin\Process\Admin\AdminAccess;
@@ -32,6 +33,8 @@ use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
 use Bobbin\Process\MasterConfig;
 use Bobbin\Process\MasterFailedException;
+use Bobbin\Process\PidFile;
+use Bobbin\Process\PidFileException;
 use Bobbin\Process\RecycleLimits;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
@@ -93,6 +96,8 @@ final class ServeCommand
 
             return ExitCode::Ok->value;
         }
+        // The master forks and signals its workers; the server sets TCP_NODELAY on its sockets.
+        RequiredExtension::checkAll(['pcntl', 'posix', 'sockets'], 'bin/bobbin serve');
         $options = self::mergeOptions($cliOptions, \getenv());
         $singleProcess = self::flag('single-process', $options['single-process'] ?? false);
         $workers = isset($options['workers']) ? self::wholeNumber('workers', $options['workers'], 1) : ($singleProcess ? 1 : CpuCount::detect());
@@ -179,20 +184,21 @@ final class ServeCommand
 
         $server = new Server($config, $handler, $logger, null, $appFile);
         AbruptEndReport::register($server);
+        $claimed = null;
         if ($pidFile !== '') {
+            // Before listening: a second server with this pid file must not share the port.
+            try {
+                $claimed = PidFile::claim($pidFile);
+            } catch (PidFileException $error) {
+                throw new StartupException($error->getMessage());
+            }
             // Even when application code ends the process, the pid file must not outlive it.
-            \register_shutdown_function(static fn () => @\unlink($pidFile));
+            \register_shutdown_function(static fn () => $claimed->release());
         }
         try {
             $server->start();
         } catch (ServerStartException $error) {
             \fwrite($this->stderr, 'bobbin: ' . $error->getMessage() . "\n");
-
-            return ExitCode::Runtime->value;
-        }
-        if ($pidFile !== '' && @\file_put_contents($pidFile, \getmypid() . "\n") === false) {
-            $server->stop(0.0);
-            \fwrite($this->stderr, \sprintf("bobbin: cannot write the pid file %s\n", $pidFile));
 
             return ExitCode::Runtime->value;
         }
@@ -222,9 +228,7 @@ final class ServeCommand
         foreach ($signalIds as $id) {
             Signals::off($id);
         }
-        if ($pidFile !== '') {
-            @\unlink($pidFile);
-        }
+        $claimed?->release();
         $logger->info('Stopped');
 
         return ExitCode::Ok->value;
@@ -429,11 +433,14 @@ final class ServeCommand
             }
             if (\str_starts_with($argument, '--')) {
                 $equals = \strpos($argument, '=');
+                $name = $equals === false ? \substr($argument, 2) : \substr($argument, 2, $equals - 2);
+                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
+                    // Before looking for its value: an unknown option last has none to find.
+                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
+                }
                 if ($equals !== false) {
-                    $name = \substr($argument, 2, $equals - 2);
                     $value = \substr($argument, $equals + 1);
                 } else {
-                    $name = \substr($argument, 2);
                     $type = self::OWN_OPTIONS[$name][0] ?? (ServerConfig::OPTIONS[$name][1] ?? null);
                     if ($type === 'bool') {
                         $value = '1';
@@ -442,9 +449,6 @@ final class ServeCommand
                     } else {
                         throw new UsageException(\sprintf('Option --%s needs a value', $name));
                     }
-                }
-                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
-                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
                 }
                 $options[$name] = $value;
                 continue;

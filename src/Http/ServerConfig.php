@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Platform\ByteSize;
 /**
  * Everything one HTTP server (one worker) needs to know, validated once at start. Shared by
  * the `serve` command and the master process, so both read options the same way.
@@ -19,10 +20,10 @@ final readonly class ServerConfig
     public const OPTIONS = [
         'listen' => ['listen', 'string', '127.0.0.1:8080', 'HOST:PORT or unix:/path.sock to listen on'],
         'backlog' => ['backlog', 'int', 1024, 'listen queue length'],
-        'max-request-line-bytes' => ['maxRequestLineBytes', 'int', 8192, 'longest request line (414 above it)'],
-        'max-header-bytes' => ['maxHeaderBytes', 'int', 16384, 'largest request head incl. request line (431 above it)'],
+        'max-request-line-bytes' => ['maxRequestLineBytes', 'size', 8192, 'longest request line (414 above it)'],
+        'max-header-bytes' => ['maxHeaderBytes', 'size', 16384, 'largest request head incl. request line (431 above it)'],
         'max-header-count' => ['maxHeaderCount', 'int', 100, 'most header fields in a request (431 above it)'],
-        'max-body-bytes' => ['maxBodyBytes', 'int', 10485760, 'largest request body (413 above it)'],
+        'max-body-bytes' => ['maxBodyBytes', 'size', 10485760, 'largest request body in bytes, or with a unit: 32M (413 above it)'],
         'header-timeout' => ['headerTimeout', 'float', 10.0, 'seconds to receive a request head (408 after it)'],
         'idle-timeout' => ['idleTimeout', 'float', 30.0, 'seconds a keep-alive connection may stay idle'],
         'body-timeout' => ['bodyTimeout', 'float', 60.0, 'seconds to receive a request body (408 after it)'],
@@ -142,6 +143,17 @@ final readonly class ServerConfig
                     return (int) $m[1];
                 }
                 break;
+            case 'size':
+                if (\is_int($value)) {
+                    return $value;
+                }
+                if (\is_string($value)) {
+                    try {
+                        return ByteSize::parse($value);
+                    } catch (\InvalidArgumentException) {
+                    }
+                }
+                break;
             case 'float':
                 if (\is_int($value) || \is_float($value)) {
                     return (float) $value;
@@ -169,6 +181,7 @@ final readonly class ServerConfig
 
         throw new InvalidConfigException(\sprintf('--%s expects %s, got %s', $name, match ($type) {
             'int' => 'a whole number',
+            'size' => 'a byte count (e.g. 1048576, 512K, 32M, 1G)',
             'float' => 'a number of seconds',
             'bool' => 'a boolean (1/0, true/false, on/off)',
             default => 'a string',

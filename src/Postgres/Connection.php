@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\Cancellation;
@@ -105,6 +106,7 @@ final class Connection implements Executor
      */
     public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
+        RequiredExtension::check('pgsql', 'The PostgreSQL client (Bobbin\\Postgres)');
         $config = \is_string($config) ? new ConnectionConfig($config) : $config;
         $cancellation?->throwIfRequested();
         if ($config->persistent) {

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Pool\Pool;
@@ -31,6 +32,7 @@ final class ConnectionPool implements Executor
 
     public function __construct(private readonly PoolConfig $config)
     {
+        RequiredExtension::check('pgsql', 'The PostgreSQL client (Bobbin\\Postgres)');
         $this->pool = new Pool(new PoolConnector($config->connection, $this->cancelBackend(...)), $config->poolSettings(), 'postgres ' . $config->connection->describe());
     }
 

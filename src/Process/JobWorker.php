@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Platform\ByteSize;
 use Bobbin\Async\Async;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\Local\TaskServer;

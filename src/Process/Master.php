@@ -52,6 +52,7 @@ final class Master
     private string $address = '';
     private readonly MasterMetrics $metrics;
     private ?AdminService $admin = null;
+    private ?PidFile $pidFile = null;
     private readonly ?JobSupervisor $jobs;
     /** Null without --block-stacks, when --block-threshold is 0, in the legacy mode (its scripts block by design), or without FFI. */
     private readonly ?BlockWatch $blocks;
@@ -79,8 +80,11 @@ final class Master
     public function run(): void
     {
         try {
+            // Before listening: a second server with this pid file must not share the port.
+            $this->pidFile = $this->config->pidFile === '' ? null : PidFile::claim($this->config->pidFile);
             $this->listener = Server::listen($this->config->server->listen, $this->config->server->backlog);
-        } catch (ServerStartException $error) {
+        } catch (ServerStartException | PidFileException $error) {
+            $this->pidFile?->release();
             throw new MasterFailedException($error->getMessage());
         }
         $this->address = self::addressOf($this->listener);
@@ -95,14 +99,12 @@ final class Master
                 );
             } catch (ServerStartException | \InvalidArgumentException $error) {
                 \fclose($this->listener);
+                $this->pidFile?->release();
                 throw new MasterFailedException('--admin: ' . $error->getMessage());
             }
         }
         \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
         try {
-            if ($this->config->pidFile !== '' && @\file_put_contents($this->config->pidFile, \getmypid() . "\n") === false) {
-                throw new MasterFailedException(\sprintf('cannot write the pid file %s', $this->config->pidFile));
-            }
             $this->startJobWorkers();
             for ($i = 0; $i < $this->config->workers; $i++) {
                 $this->spawn($this->generation);
@@ -636,9 +638,8 @@ final class Master
         }
         $this->closeListener();
         $this->jobs?->close();
-        if ($this->config->pidFile !== '') {
-            @\unlink($this->config->pidFile);
-            @\unlink($this->config->statusFile());
+        if ($this->pidFile?->release() === true) {
+            @\unlink($this->config->statusFile()); // the status file goes with the pid file it belongs to
         }
         // The signals stay blocked: unblocking now would let a late SIGTERM kill the exiting master.
     }

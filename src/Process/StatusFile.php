@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Platform\ByteSize;
+
 /**
  * `<pid-file>.status.json`: the master's view of its workers, replaced atomically (write a
  * temporary file, rename) so a reader never sees half of it.

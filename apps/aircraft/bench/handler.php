@@ -46,6 +46,7 @@ use Bobbin\Postgres\Result;
 use Psr\Log\NullLogger;
 
 require \dirname(__DIR__, 3) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 $options = \getopt('', ['n::', 'rounds::', 'src::']);
 $src = isset($options['src']) && \is_string($options['src']) ? $options['src'] : null;

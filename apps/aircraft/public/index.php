@@ -21,6 +21,7 @@ use Bobbin\Postgres\PoolConfig;
 use Bobbin\Redis\Client as RedisClient;
 
 require_once \dirname(__DIR__, 3) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 $logger = new StderrLogger(stream: \fopen('php://stderr', 'w'));
 try {

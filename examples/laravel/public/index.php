@@ -12,6 +12,8 @@ if (file_exists($maintenance = __DIR__.'/../storage/framework/maintenance.php'))
 
 // Register the Composer autoloader...
 require __DIR__.'/../vendor/autoload.php';
+// Bobbin's database driver waits in blocking mode here, on Bobbin's loop driver (docs/ASYNC.md).
+Bobbin\Async\Async::installLoopDriver();
 
 // Bootstrap Laravel and handle the request...
 /** @var Application $app */

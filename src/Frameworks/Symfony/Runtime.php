@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Frameworks\Symfony;
 
+use Bobbin\Async\Async;
 use Bobbin\Frameworks\Concurrency;
 use Bobbin\Frameworks\RequestGate;
 use Bobbin\Frameworks\StaticProperties;
@@ -39,6 +40,9 @@ class Runtime extends SymfonyRuntime
     {
         $this->underBobbin = \class_exists(ApplicationLoader::class) && ApplicationLoader::loading() !== null;
         if (!$this->underBobbin) {
+            // PHP-FPM or bin/console: the database drivers wait in blocking mode, on Bobbin's
+            // loop driver as under bin/bobbin (the autoloader no longer installs it).
+            Async::installLoopDriver();
             parent::__construct($options);
 
             return;

@@ -19,6 +19,8 @@ final class SapiRunner
     public function __construct(
         private readonly ResponseEmitter $emitter = new ResponseEmitter(),
     ) {
+        // Before the application's first wait: the autoloader leaves the loop alone.
+        Async::installLoopDriver();
     }
 
     public function run(RequestHandlerInterface $handler): void

@@ -61,7 +61,7 @@ final class Transport
             Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
             if (@\stream_socket_get_name($stream, true) === false) {
                 // The connect failed; a read tells why (refused, unreachable).
-                $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+                $reason = \function_exists('socket_import_stream') ? @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null)) : '';
                 @\fclose($stream);
                 throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
             }

@@ -55,7 +55,7 @@ final class Socket
         \stream_set_write_buffer($stream, 0);
         Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
         if (@\stream_socket_get_name($stream, true) === false) {
-            $reason = @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null));
+            $reason = \function_exists('socket_import_stream') ? @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null)) : '';
             @\fclose($stream);
             throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
         }

@@ -254,7 +254,7 @@ final class Session
             if (@\stream_socket_get_name($stream, true) === false) {
                 // The connect's own error is the socket's SO_ERROR: socket_last_error() of a socket
                 // just imported is 0 ("Success").
-                $socket = @\socket_import_stream($stream);
+                $socket = \function_exists('socket_import_stream') ? @\socket_import_stream($stream) : false;
                 $errno = $socket instanceof \Socket ? @\socket_get_option($socket, \SOL_SOCKET, \SO_ERROR) : false;
                 $reason = \is_int($errno) && $errno !== 0 ? \socket_strerror($errno) : '';
                 @\fclose($stream);

@@ -13,6 +13,7 @@ final class PlainScriptTest extends MysqlTestCase
     {
         $script = <<<'PHP'
             require $argv[1] . '/vendor/autoload.php';
+            Bobbin\Async\Async::installLoopDriver();
             $pool = new Bobbin\Mysql\ConnectionPool(Bobbin\Mysql\PoolConfig::fromUrl($argv[2], maxSize: 2));
             $value = $pool->queryValue('SELECT ? + 1', [41]);
             $inTx = $pool->transaction(fn (Bobbin\Mysql\Transaction $tx) => $tx->queryOne('SELECT TRUE AS ok'));
@@ -46,6 +47,7 @@ final class PlainScriptTest extends MysqlTestCase
         $marker = 'bobbin_blocking_kill_' . \bin2hex(\random_bytes(4));
         $script = <<<'PHP'
             require $argv[1] . '/vendor/autoload.php';
+            Bobbin\Async\Async::installLoopDriver();
             $executor = $argv[3] === 'pool'
                 ? new Bobbin\Mysql\ConnectionPool(Bobbin\Mysql\PoolConfig::fromUrl($argv[2], maxSize: 2))
                 : Bobbin\Mysql\Connection::connect($argv[2]);

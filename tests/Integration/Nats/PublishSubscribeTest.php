@@ -203,7 +203,7 @@ final class PublishSubscribeTest extends NatsTestCase
     public function testAPlainScriptPublishesAndReceivesWithoutAServer(): void
     {
         $script = \sprintf(
-            '<?php require %s; $c = Bobbin\Nats\Connection::connect(%s); $s = $c->subscribe("script.x"); $c->publish("script.x", "from {main}"); echo $s->next(2)->payload; $c->close();',
+            '<?php require %s; Bobbin\Async\Async::installLoopDriver(); $c = Bobbin\Nats\Connection::connect(%s); $s = $c->subscribe("script.x"); $c->publish("script.x", "from {main}"); echo $s->next(2)->payload; $c->close();',
             \var_export(\dirname(__DIR__, 3) . '/vendor/autoload.php', true),
             \var_export(\Bobbin\Tests\Support\Nats\EmbeddedNats::url(), true),
         );

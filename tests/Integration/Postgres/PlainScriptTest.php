@@ -10,6 +10,7 @@ final class PlainScriptTest extends PostgresTestCase
     {
         $script = <<<'PHP'
             require $argv[1] . '/vendor/autoload.php';
+            Bobbin\Async\Async::installLoopDriver();
             $pool = new Bobbin\Postgres\ConnectionPool(Bobbin\Postgres\PoolConfig::fromConnectionString($argv[2], maxSize: 2));
             $value = $pool->queryValue('SELECT $1::int + 1', [41]);
             $inTx = $pool->transaction(fn (Bobbin\Postgres\Transaction $tx) => $tx->queryOne('SELECT true AS ok'));

@@ -15,6 +15,7 @@ final class PlainScriptTest extends TestCase
         $script = <<<'PHP'
             <?php
             require $argv[1] . '/vendor/autoload.php';
+            Bobbin\Async\Async::installLoopDriver();
             $redis = new Bobbin\Redis\Client(Bobbin\Redis\ClientConfig::fromUrl($argv[2], cacheSize: 10));
             $k = 'script:' . bin2hex(random_bytes(4));
             $redis->set($k, 'a');

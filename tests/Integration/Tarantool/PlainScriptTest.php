@@ -14,6 +14,7 @@ final class PlainScriptTest extends TestCase
     {
         $script = <<<'PHP'
             require $argv[1] . '/vendor/autoload.php';
+            Bobbin\Async\Async::installLoopDriver();
             $tarantool = Bobbin\Tarantool\Connection::connect($argv[2]);
             $tarantool->replace('bench', [1, 'tuple_1']);
             $pushed = [];

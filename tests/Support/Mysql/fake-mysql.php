@@ -11,6 +11,7 @@ declare(strict_types=1);
  */
 
 require \dirname(__DIR__, 3) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 use Bobbin\Mysql\Internal\Authentication;
 use Bobbin\Mysql\Internal\Wire;

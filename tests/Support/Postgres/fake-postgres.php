@@ -15,6 +15,7 @@ use Bobbin\Tests\Support\Postgres\FakeFault;
 use Bobbin\Tests\Support\Postgres\FakePostgresSession;
 
 require \dirname(__DIR__, 3) . '/vendor/autoload.php';
+Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone
 
 /** TerminateWhileIdle: the FATAL this long after the answer, the end of the stream this long after the FATAL. */
 const FAREWELL_DELAY = 0.05;

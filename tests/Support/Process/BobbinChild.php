@@ -24,10 +24,11 @@ final class BobbinChild
      * @param list<string> $arguments after bin/bobbin
      * @param array<string, string> $environment added to the test's own (without BOBBIN_*)
      * @param int|null $fileLimit `ulimit -n` for the child
+     * @param list<string> $phpOptions before bin/bobbin, e.g. ['-d', 'name=value']
      */
-    public function __construct(array $arguments, array $environment = [], ?int $fileLimit = null)
+    public function __construct(array $arguments, array $environment = [], ?int $fileLimit = null, array $phpOptions = [])
     {
-        $command = \array_merge([\PHP_BINARY, self::root() . '/bin/bobbin'], $arguments);
+        $command = \array_merge([\PHP_BINARY], $phpOptions, [self::root() . '/bin/bobbin'], $arguments);
         if ($fileLimit !== null) {
             $command = ['/bin/sh', '-c', 'ulimit -n ' . $fileLimit . ' && exec "$@"', 'sh', ...$command];
         }

@@ -40,4 +40,23 @@ final class OpcacheRelaunchTest extends TestCase
     {
         self::assertNotNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--opcache'], ['BOBBIN_OPCACHE' => 'off']));
     }
+
+    public function testThePhpOptionsOfTheCommandLineAreTheOnesBeforeTheScript(): void
+    {
+        $arguments = ['serve', 'app.php', '--workers=2'];
+
+        self::assertSame(['-d', 'memory_limit=1G', '-dprecision=11', '-c', '/etc/my.ini'], OpcacheRelaunch::phpOptionsOf(['php', '-d', 'memory_limit=1G', '-dprecision=11', '-c', '/etc/my.ini', 'bin/bobbin', ...$arguments], 3));
+        self::assertSame([], OpcacheRelaunch::phpOptionsOf(['/usr/bin/php', 'vendor/bin/bobbin', ...$arguments], 3));
+        self::assertSame(['-n'], OpcacheRelaunch::phpOptionsOf(['php', '-n', '-f', 'bin/bobbin', '--', ...$arguments], 3));
+        self::assertSame([], OpcacheRelaunch::phpOptionsOf(['weird'], 3));
+    }
+
+    public function testTheUsersPhpOptionsComeAfterBobbinsSettingsSoThatTheUsersWin(): void
+    {
+        $php = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php'], [], ['-d', 'opcache.jit=disable']);
+
+        self::assertNotNull($php);
+        self::assertSame(['-d', 'opcache.jit=disable', '/bin/bobbin', 'serve', 'app.php'], \array_slice($php, -5));
+        self::assertContains('opcache.jit=tracing', \array_slice($php, 0, -5));
+    }
 }

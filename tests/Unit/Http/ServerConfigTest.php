@@ -30,6 +30,23 @@ final class ServerConfigTest extends TestCase
         self::assertSame(1024, $config->backlog);
     }
 
+    public function testByteSizesAcceptUnitsAsEveryOtherSizeOfBobbinDoes(): void
+    {
+        $config = ServerConfig::fromArray(['max-body-bytes' => '32M', 'max-header-bytes' => '16K', 'max-request-line-bytes' => '8k']);
+
+        self::assertSame(32 * 1024 * 1024, $config->maxBodyBytes);
+        self::assertSame(16 * 1024, $config->maxHeaderBytes);
+        self::assertSame(8 * 1024, $config->maxRequestLineBytes);
+        self::assertSame(1024, ServerConfig::fromArray(['max-body-bytes' => 1024])->maxBodyBytes);
+    }
+
+    public function testAByteSizeThatIsNoneIsRefusedNamingTheOption(): void
+    {
+        $this->expectException(InvalidConfigException::class);
+        $this->expectExceptionMessage('--max-body-bytes expects a byte count (e.g. 1048576, 512K, 32M, 1G), got \'lots\'');
+        ServerConfig::fromArray(['max-body-bytes' => 'lots']);
+    }
+
     public function testEveryOptionHasADefaultMatchingTheConstructor(): void
     {
         $defaults = new ServerConfig();

@@ -71,13 +71,28 @@ final class DriverChoiceTest extends TestCase
 
     public function testWhereFfiIsNotAllowedTheAutomaticChoicePollsWithSelectAndEpollFailsClearly(): void
     {
-        $script = 'require "vendor/autoload.php"; $d = Revolt\EventLoop::getDriver(); echo $d instanceof Bobbin\Async\Loop\BobbinDriver ? $d->poller()::class : $d::class;';
+        $script = 'require "vendor/autoload.php"; Bobbin\Async\Async::installLoopDriver(); $d = Revolt\EventLoop::getDriver(); echo $d instanceof Bobbin\Async\Loop\BobbinDriver ? $d->poller()::class : $d::class;';
         $automatic = self::runPhp(['-d', 'ffi.enable=0', '-r', $script], '');
         self::assertSame(SelectPoller::class, $automatic);
 
         $forced = self::runPhp(['-d', 'ffi.enable=0', '-r', $script], 'epoll');
         self::assertStringContainsString('EpollUnavailableException', $forced);
         self::assertStringContainsString('ffi.enable', $forced);
+    }
+
+    public function testLoadingTheAutoloaderLeavesTheLoopDriverOfTheProgramAlone(): void
+    {
+        $script = 'require "vendor/autoload.php"; echo Revolt\EventLoop::getDriver()::class;';
+
+        self::assertStringStartsWith('Revolt\\EventLoop\\Driver\\', self::runPhp(['-r', $script], ''));
+    }
+
+    public function testTheDocumentedCallInstallsBobbinsDriverOnceAndASecondCallKeepsIt(): void
+    {
+        $script = 'require "vendor/autoload.php"; Bobbin\Async\Async::installLoopDriver(); $first = Revolt\EventLoop::getDriver();'
+            . ' Bobbin\Async\Async::installLoopDriver(); echo $first::class, " ", $first === Revolt\EventLoop::getDriver() ? "kept" : "replaced";';
+
+        self::assertSame(BobbinDriver::class . ' kept', self::runPhp(['-r', $script], ''));
     }
 
     public function testRevoltChoosesADriverFromRevoltsFactory(): void

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Process;
+namespace Bobbin\Platform;
 
 /** A byte count as operators write it: "134217728", "128M", "512k", "1G" (powers of 1024). */
 final class ByteSize

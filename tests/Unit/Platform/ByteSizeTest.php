@@ -2,9 +2,9 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Tests\Unit\Process;
+namespace Bobbin\Tests\Unit\Platform;
 
-use Bobbin\Process\ByteSize;
+use Bobbin\Platform\ByteSize;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
