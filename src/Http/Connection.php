@@ -9,11 +9,9 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Async\TimeoutException;
 use Bobbin\Http\Classic\CapturedOutput;
 use Bobbin\Http\Form\FormData;
 use Bobbin\Http\Form\MalformedBodyException;
-use Psr\Http\Message\ResponseInterface;
 use Throwable;
 
 /**
@@ -212,55 +210,22 @@ final class Connection
 
     /**
      * Called by the sweeper once $deadline has passed: answers what the phase calls for (best
-     * effort, the socket is non-blocking) and closes.
+     * effort, the socket is non-blocking) and closes; a request in the application's hands is
+     * first cancelled and given its settle time (ConnectionTimeouts says what each means).
      */
     public function expire(): void
     {
         if ($this->closed) {
             return;
         }
-        $status = 0;
-        switch ($this->phase) {
-            case ConnectionPhase::ReadingHead:
-                $status = 408;
-                $this->connections->statistics->dropped(ConnectionDrop::HeadTimeout);
-                break;
-            case ConnectionPhase::ReadingBody:
-                $status = 408;
-                $this->connections->statistics->dropped(ConnectionDrop::BodyTimeout);
-                break;
-            case ConnectionPhase::Handling:
-                if (!$this->pastDeadline) {
-                    // Cancel, then let the request tell what became of it (FailedRequest): a
-                    // write a 503 called "not done" must not commit a moment later.
-                    $this->pastDeadline = true;
-                    $this->connections->statistics->dropped(ConnectionDrop::RequestTimeout);
-                    $this->context->logger->warning('{method} {target} (request {request_id}) still running after --request-timeout of {seconds} s; cancelled it, and waits up to {settle} s for what became of it', [
-                        'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId,
-                        'seconds' => $this->context->config->requestTimeout, 'settle' => FailedRequest::SETTLE_SECONDS,
-                    ]);
-                    $this->deadline = \microtime(true) + FailedRequest::SETTLE_SECONDS;
-                    $this->cancellation?->cancel(new TimeoutException(\sprintf(
-                        'The request passed its deadline (--request-timeout of %s s)',
-                        $this->context->config->requestTimeout,
-                    )));
+        $timeouts = $this->connections->timeouts;
+        if ($this->phase === ConnectionPhase::Handling && !$this->pastDeadline) {
+            $this->pastDeadline = true;
+            $this->deadline = $timeouts->cancelLateRequest($this->head, $this->requestId, $this->cancellation);
 
-                    return;
-                }
-                $status = 504;
-                $this->context->logger->warning('{method} {target} (request {request_id}) still running {settle} s after its cancellation: answered 504, outcome unknown', [
-                    'method' => $this->head?->method, 'target' => $this->head?->target, 'request_id' => $this->requestId, 'settle' => FailedRequest::SETTLE_SECONDS,
-                ]);
-                break;
-            case ConnectionPhase::Idle:
-                $this->connections->statistics->dropped(ConnectionDrop::IdleTimeout);
-                break;
-            case ConnectionPhase::Writing:
-                $this->connections->statistics->dropped(ConnectionDrop::WriteTimeout);
-                break;
-            case ConnectionPhase::Closing:
-                break;
+            return;
         }
+        $status = $timeouts->statusAt($this->phase, $this->head, $this->requestId);
         if ($status !== 0) {
             // Only a request in the application's hands has an id yet.
             $requestId = $this->phase === ConnectionPhase::Handling ? $this->requestId : '';
@@ -296,27 +261,27 @@ final class Connection
     }
 
     /**
-     * For the process's shutdown: when a request of this connection was in the application's
-     * hands, answers it (500 if its own code ended the process — its fiber is the one that
-     * terminated without finishing — else 503) and describes it for the log; null otherwise.
+     * For the process's shutdown (AbruptEnd, which answers and closes): what this connection
+     * holds, with its socket; null when it is closed. From here on it counts as closed: the
+     * loop, which close() would tell, is gone.
      */
-    public function endAbruptly(): ?string
+    public function handOverAtEnd(): ?ConnectionAtEnd
     {
-        $head = $this->head;
-        if ($this->closed || $head === null || $this->phase !== ConnectionPhase::Handling) {
+        if ($this->closed) {
             return null;
         }
-        $culprit = $this->fiber !== null && $this->fiber->isTerminated();
-        $status = $culprit ? 500 : 503;
-        @\fwrite($this->socket, $this->context->framer->errorResponse($status, requestId: $this->requestId));
-        @\fclose($this->socket);
         $this->closed = true;
-        // An answer like any other: counted, so the totals match what clients received (the
-        // worker's final metrics, sent after this, carry it). Timed from when its handling began,
-        // which the request deadline still tells (no clock kept per request for this rare end).
-        $this->context->metrics->requestDone($head->method, $status, \max(0.0, \microtime(true) - ($this->deadline - $this->context->config->requestTimeout)));
 
-        return \sprintf('%s %s (request %s%s)', $head->method, $head->target, $this->requestId, $culprit ? '; its code ended the process' : '');
+        return new ConnectionAtEnd(
+            $this->socket,
+            $this->phase,
+            $this->head,
+            $this->requestId,
+            $this->parser->buffer !== '',
+            $this->fiber !== null && $this->fiber->isTerminated(),
+            // The request deadline still tells when handling began: no clock is kept per request for this rare end.
+            $this->deadline - $this->context->config->requestTimeout,
+        );
     }
 
     /**
@@ -326,35 +291,6 @@ final class Connection
     public function hasRequestOnItsWay(): bool
     {
         return $this->parser->buffer !== '' || Async::isReadableNow($this->socket);
-    }
-
-    /**
-     * For the process's shutdown, after endAbruptly(): a client whose request had arrived but
-     * not reached the application yet (queued behind the one that ended the process, read in
-     * part, or still in the socket) is answered 503 with Retry-After instead of meeting a reset;
-     * an idle connection is closed. True when a request was turned away.
-     */
-    public function turnAwayAtEnd(): bool
-    {
-        if ($this->closed) {
-            return false;
-        }
-        $waiting = $this->parser->buffer !== ''
-            || $this->phase === ConnectionPhase::ReadingHead
-            || $this->phase === ConnectionPhase::ReadingBody;
-        if (!$waiting && $this->phase === ConnectionPhase::Idle) {
-            // One byte tells: a read of READ_BYTES per connection could exhaust the memory left.
-            $bytes = @\fread($this->socket, 1);
-            $waiting = \is_string($bytes) && $bytes !== '';
-        }
-        if ($waiting) {
-            @\fwrite($this->socket, $this->context->framer->errorResponse(503));
-            $this->context->metrics->rejected(503); // counted before the worker's final metrics go out
-        }
-        @\fclose($this->socket);
-        $this->closed = true;
-
-        return $waiting;
     }
 
     /** Closes the socket now; a fiber waiting on it wakes with StreamClosedException. */
@@ -381,6 +317,7 @@ final class Connection
         $connections = $this->connections;
         $parser = $this->parser;
         $handler = $context->handler;
+        $writer = $context->responseWriter;
         while (!$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
             try {
                 if ($parser->buffer === '') {
@@ -485,7 +422,7 @@ final class Connection
                 // The framing is intact: the connection goes on.
                 $written = $this->writeAll($context->framer->errorResponse($status, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
             } else {
-                $written = $this->respond($response, $head, $keepAlive, $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '', $status);
+                $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
             }
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
@@ -585,77 +522,11 @@ final class Connection
     }
 
     /**
-     * Writes $response.
-     *
-     * @param bool $keepAlive whether another request may follow; set to whether it still may
-     * @param int $status set to the status sent
-     * @param-out int $status
-     * @return bool whether the connection is still whole
-     */
-    private function respond(ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestIdLine, ?int &$status): bool
-    {
-        $context = $this->context;
-        try {
-            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $requestIdLine);
-        } catch (InvalidResponseException $error) {
-            $context->logger->error('The response to {method} {target} (request {request_id}) was refused, a 500 went out instead: {error}', [
-                'method' => $head->method, 'target' => $head->target, 'request_id' => $this->requestId, 'error' => $error->getMessage(),
-            ]);
-            $status = 500;
-
-            return $this->writeAll($context->framer->errorResponse(500, $keepAlive, requestId: $this->requestId));
-        }
-        $status = $response->getStatusCode();
-        $this->phase = ConnectionPhase::Writing;
-        if ($framed->bytes !== null) {
-            // The usual response, one write: its write phase's clock and window start only if
-            // it has to wait for the client (writeAll()), since nobody looks at a connection's
-            // phase until its fiber waits (saves two clock reads per request).
-            $this->phaseSince = 0.0;
-            $written = $this->writeAll($framed->bytes);
-            $keepAlive = $written && $framed->keepAlive;
-
-            return $written;
-        }
-        // A streamed body may wait on its own source before the first write: the clock starts now.
-        $this->phaseSince = $this->windowStart = \microtime(true);
-        $this->windowBytes = 0;
-        $this->deadline = $this->phaseSince + $context->config->writeTimeout;
-        try {
-            $keepAlive = $context->bodyWriter->write($framed, $this->writeOrFail(...));
-
-            return true;
-        } catch (WriteFailedException) {
-            $keepAlive = false;
-
-            return false;
-        } catch (Throwable $error) {
-            if ($error instanceof StreamClosedException) {
-                throw $error;
-            }
-            // The application's body stream failed half-way: the response is cut, so is the connection.
-            $context->logger->error('Writing the response to {method} {target} failed: {error}', [
-                'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
-            ]);
-            $keepAlive = false;
-
-            return false;
-        }
-    }
-
-    /** @throws WriteFailedException */
-    private function writeOrFail(string $data): void
-    {
-        if (!$this->writeAll($data)) {
-            throw new WriteFailedException();
-        }
-    }
-
-    /**
      * Writes all of $data, waiting for the client to read when its window is full. Progress
-     * counts towards the data rate and pushes the write timeout back.
+     * counts towards the data rate and pushes the write timeout back. Public for ResponseWriter,
+     * the connection's one other writer.
      */
-    private function writeAll(string $data): bool
+    public function writeAll(string $data): bool
     {
         $written = @\fwrite($this->socket, $data);
         if ($written === \strlen($data)) {
@@ -681,7 +552,7 @@ final class Connection
                 }
             }
             if ($this->phase === ConnectionPhase::Writing && $this->phaseSince === 0.0) {
-                // The response's first wait (respond() left the write phase's clock unset).
+                // The response's first wait (ResponseWriter left the write phase's clock unset).
                 $this->phaseSince = $this->windowStart = \microtime(true);
                 $this->windowBytes = $length - \strlen($data);
                 $this->deadline = $this->phaseSince + $this->context->config->writeTimeout;

@@ -35,6 +35,25 @@ final readonly class ListenAddress
         return new self($m[1] !== '' ? $m[1] : $m[2], (int) $m[3], null);
     }
 
+    /**
+     * The address a bound listening socket answers on, as logs and the status show it:
+     * unix:/path, host:port, or [v6]:port.
+     *
+     * @param resource $listener
+     */
+    public static function ofSocket($listener): string
+    {
+        $name = (string) \stream_socket_get_name($listener, false);
+        $meta = \stream_get_meta_data($listener);
+        if (\str_starts_with($meta['stream_type'], 'unix') || ($name !== '' && $name[0] === '/')) {
+            return 'unix:' . $name;
+        }
+        $colon = (int) \strrpos($name, ':');
+        $host = \substr($name, 0, $colon);
+
+        return \str_contains($host, ':') ? '[' . $host . ']:' . \substr($name, $colon + 1) : $name;
+    }
+
     public function isUnix(): bool
     {
         return $this->unixPath !== null;

@@ -46,6 +46,8 @@ final class OpenConnections
     /** The connection limit in force: --max-connections, or less where descriptors do not allow it. */
     public int $limit;
     public readonly ConnectionStatistics $statistics;
+    /** What a passed deadline means for a connection (Connection::expire()). */
+    public readonly ConnectionTimeouts $timeouts;
     private float $reportedAt = 0.0;
     /** @var array<string, int> counts at the last report line */
     private array $reportedCounts = [];
@@ -62,6 +64,7 @@ final class OpenConnections
         $this->minDataRate = $config->minDataRate;
         $this->dataRateWindow = $config->dataRateWindow;
         $this->statistics = new ConnectionStatistics();
+        $this->timeouts = new ConnectionTimeouts($config, $logger, $this->statistics);
     }
 
     /**

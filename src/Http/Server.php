@@ -328,36 +328,12 @@ final class Server
      * For a shutdown function of the process serving: when the process ends while requests are
      * in the application's hands (exit() or die in a handler, a fatal error such as an exhausted
      * memory_limit), the log names them and their clients get an answer (500 for the request
-     * whose code ended the process, 503 for the others) instead of a connection that just drops.
-     * After a normal stop there are none, and nothing is logged.
+     * whose code ended the process, 503 for the others) instead of a connection that just drops
+     * (AbruptEnd). After a normal stop there are none, and nothing is logged.
      */
     public function reportAbruptEnd(): void
     {
-        $requests = [];
-        $connections = $this->connections->all();
-        foreach ($connections as $connection) {
-            $described = $connection->endAbruptly();
-            if ($described !== null) {
-                $requests[] = $described;
-            }
-        }
-        $turnedAway = 0;
-        foreach ($connections as $connection) {
-            $turnedAway += (int) $connection->turnAwayAtEnd();
-        }
-        if ($requests === [] && $turnedAway === 0) {
-            return;
-        }
-        $error = \error_get_last();
-        $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR)) !== 0;
-        $this->logger->critical('The process ended while handling {count} request(s): {requests}; {cause}{waiting}', [
-            'count' => \count($requests),
-            'requests' => $requests === [] ? 'none' : \implode(', ', $requests),
-            'cause' => $fatal
-                ? \sprintf('fatal error: %s in %s:%d', $error['message'], $error['file'], $error['line'])
-                : 'exit() or die was called',
-            'waiting' => $turnedAway === 0 ? '' : \sprintf('; %d request(s) not yet started were answered 503', $turnedAway),
-        ]);
+        (new AbruptEnd($this->context))->report($this->connections->all());
     }
 
     /** The server's accepting fiber: waits for pending connections, making room at the limit. */

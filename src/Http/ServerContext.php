@@ -22,6 +22,7 @@ final readonly class ServerContext
     public TrustedProxies $trustedProxies;
     public RequestBuilder $requestBuilder;
     public ResponseBodyWriter $bodyWriter;
+    public ResponseWriter $responseWriter;
     public Classic\ClassicCapture $classic;
     public RequestIds $requestIds;
     public ?AccessLog $accessLog;
@@ -47,6 +48,7 @@ final readonly class ServerContext
         $this->trustedProxies = TrustedProxies::fromList($config->trustedProxies);
         $this->requestBuilder = new RequestBuilder(FormDecoder::fromIni(), $this->trustedProxies);
         $this->bodyWriter = new ResponseBodyWriter($logger);
+        $this->responseWriter = new ResponseWriter($this);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $this->requestIds = new RequestIds();
         $this->accessLog = $config->accessLog ? new AccessLog($accessLogStream ?? \STDERR, $config->accessLogFormat === 'json') : null;

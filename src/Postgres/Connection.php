@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
-use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\Cancellation;
@@ -12,19 +11,17 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Async\TimeoutCancellation;
-use Bobbin\Async\TimeoutException;
+use Bobbin\Platform\RequiredExtension;
 use Bobbin\Postgres\Exception\ConnectException;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Postgres\Exception\ConnectTimeoutException;
-use Bobbin\Postgres\Exception\OutcomeUnknownException;
 use Bobbin\Postgres\Exception\PostgresException;
 use Bobbin\Postgres\Exception\QueryException;
-use Bobbin\Postgres\Exception\QueryTimeoutException;
+use Bobbin\Postgres\Internal\CancelledStatement;
 use Bobbin\Postgres\Internal\ErrorFactory;
-use Bobbin\Postgres\Internal\SslSettings;
+use Bobbin\Postgres\Internal\IdleArrival;
+use Bobbin\Postgres\Internal\SessionOpener;
 use Bobbin\Postgres\Internal\ValueConverter;
-use Bobbin\Pool\ReadStatement;
 use Closure;
 use PgSql\Connection as PgConnection;
 use PgSql\Result as PgResult;
@@ -55,10 +52,6 @@ final class Connection implements Executor
     private const SEND_EXECUTE = 3;
     /** Requests above this many bytes may not fit the socket buffer: sent without blocking. */
     private const LARGE_REQUEST = 16_384;
-    /** Bound of the background clean-up after an abandoned statement. */
-    private const DRAIN_TIMEOUT = 10.0;
-    /** How long the caller of a cancelled statement waits to learn whether it ran (abandon()). */
-    private const SETTLE_SECONDS = 1.0;
 
     /** @var ConnectionState */
     private $state = ConnectionState::Idle;
@@ -100,7 +93,8 @@ final class Connection implements Executor
     }
 
     /**
-     * Opens a session without blocking the loop.
+     * Opens a session without blocking the loop (Internal\SessionOpener: the connect, TLS, the
+     * persistent session of the classic SAPIs).
      *
      * @throws ConnectException|ConnectTimeoutException|CancelledException
      */
@@ -109,146 +103,16 @@ final class Connection implements Executor
         RequiredExtension::check('pgsql', 'The PostgreSQL client (Bobbin\\Postgres)');
         $config = \is_string($config) ? new ConnectionConfig($config) : $config;
         $cancellation?->throwIfRequested();
-        if ($config->persistent) {
-            return self::connectPersistent($config, $cancellation);
-        }
-        $deadline = \microtime(true) + $config->connectTimeout;
-        try {
-            [$handle, $socket] = self::open($config, $config->libpqString(), $deadline, $cancellation);
-        } catch (ConnectException $e) {
-            $clearText = $config->clearTextFallback();
-            // The default mode: verified TLS when the server offers it, clear text when it offers
-            // none (docs/POSTGRES.md, "TLS"); a certificate that fails the check never gets here.
-            if ($clearText === null || !\str_contains($e->getMessage(), SslSettings::NO_TLS_ON_SERVER)) {
-                throw $e;
-            }
-            [$handle, $socket] = self::open($config, $clearText, $deadline, $cancellation);
-        }
+        $opener = new SessionOpener($config);
+        if (!$config->persistent) {
+            [$handle, $socket] = $opener->open($cancellation);
 
-        return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
-    }
-
-    /**
-     * One connect attempt with the given libpq string, polled through the loop.
-     *
-     * @return array{PgConnection, resource}
-     *
-     * @throws ConnectException|ConnectTimeoutException|CancelledException
-     */
-    private static function open(ConnectionConfig $config, #[\SensitiveParameter] string $libpq, float $deadline, ?Cancellation $cancellation): array
-    {
-        $warning = '';
-        \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
-            $warning = $message;
-
-            return true;
-        });
-        try {
-            $handle = \pg_connect($libpq, \PGSQL_CONNECT_ASYNC | \PGSQL_CONNECT_FORCE_NEW);
-        } finally {
-            \restore_error_handler();
+            return new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
         }
-        if ($handle === false) {
-            throw new ConnectException(\sprintf(
-                'Cannot connect to PostgreSQL (%s): %s',
-                $config->describe(),
-                self::explain($config, self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning))),
-            ));
-        }
-
-        try {
-            while (($status = @\pg_connect_poll($handle)) !== \PGSQL_POLLING_OK) {
-                if ($status === \PGSQL_POLLING_FAILED) {
-                    throw new ConnectException(\sprintf(
-                        'Cannot connect to PostgreSQL (%s): %s',
-                        $config->describe(),
-                        self::explain($config, self::cleanMessage((string) @\pg_last_error($handle))),
-                    ));
-                }
-                $remaining = $deadline - \microtime(true);
-                if ($remaining <= 0.0) {
-                    throw self::connectTimeout($config);
-                }
-                // libpq may switch sockets while trying several addresses: ask for it each round.
-                $socket = @\pg_socket($handle);
-                if ($socket === false) {
-                    throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
-                }
-                try {
-                    if ($status === \PGSQL_POLLING_READING) {
-                        Async::awaitReadable($socket, $remaining, $cancellation);
-                    } else {
-                        Async::awaitWritable($socket, $remaining, $cancellation);
-                    }
-                } catch (TimeoutException $e) {
-                    if ($cancellation !== null && $cancellation->isRequested()) {
-                        throw $e;
-                    }
-                    throw self::connectTimeout($config);
-                }
-            }
-            $socket = @\pg_socket($handle);
-            if ($socket === false) {
-                throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
-            }
-        } catch (\Throwable $e) {
-            @\pg_close($handle);
-            throw $e;
-        }
-
-        return [$handle, $socket];
-    }
-
-    /** libpq's reason, and for a certificate the check refused, the ways past it and their cost. */
-    private static function explain(ConnectionConfig $config, string $reason): string
-    {
-        $refusedByTheCheck = !$config->isTlsInsecure()
-            && \preg_match('/certificate verify failed|does not match host name|root certificate file/i', $reason) === 1;
-
-        return $refusedByTheCheck ? $reason . ' (' . SslSettings::HINT . ')' : $reason;
-    }
-
-    /**
-     * Reuses (or opens) this PHP process's persistent session. Only classic SAPIs ask for it:
-     * there a blocking connect once per worker child is what saves the connect per request.
-     */
-    private static function connectPersistent(ConnectionConfig $config, ?Cancellation $cancellation): self
-    {
-        $warning = '';
-        \set_error_handler(static function (int $type, string $message) use (&$warning): bool {
-            $warning = $message;
-
-            return true;
-        });
-        try {
-            // blocking allowed: persistent sessions exist only outside the event-loop server.
-            $handle = \pg_pconnect($config->libpqString());
-            if ($handle === false && $config->clearTextFallback() !== null && \str_contains($warning, SslSettings::NO_TLS_ON_SERVER)) {
-                $handle = \pg_pconnect($config->clearTextFallback()); // as in connect(): the server offers no TLS
-            }
-            if ($handle !== false && \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
-                // The session broke since an earlier request (server restart): open it anew.
-                \pg_connection_reset($handle);
-            }
-        } finally {
-            \restore_error_handler();
-        }
-        if ($handle === false || \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
-            throw new ConnectException(\sprintf(
-                'Cannot connect to PostgreSQL (%s): %s',
-                $config->describe(),
-                self::explain($config, self::cleanMessage((string) \preg_replace('/^.*?Unable to connect to PostgreSQL server:\s*/s', '', $warning))),
-            ));
-        }
-        // Results or a transaction left behind by a request that died half-way.
-        while (@\pg_get_result($handle) !== false) {
-        }
-        $socket = @\pg_socket($handle);
-        if ($socket === false) {
-            throw new ConnectException(\sprintf('Cannot connect to PostgreSQL (%s): no socket', $config->describe()));
-        }
+        [$handle, $socket] = $opener->openPersistent();
         $connection = new self($handle, $socket, new StreamWatcher($socket), (int) \pg_get_pid($handle), $config);
         if (\pg_transaction_status($handle) !== \PGSQL_TRANSACTION_IDLE) {
+            // A transaction a request that died half-way left open on this process's session.
             $connection->command('ROLLBACK', $cancellation);
         }
 
@@ -399,45 +263,20 @@ final class Connection implements Executor
             return true;
         }
         // The first byte the server sent while the session was idle (null: nothing; '': the end of
-        // the stream or a socket error). What arrived ends the session when it is the end of the
-        // stream or an ErrorResponse, which the server sends outside a statement only as its last
-        // words (a FATAL: pg_terminate_backend(), idle_session_timeout, shutdown). Peeked, not
-        // read: libpq takes such an error for a notice and keeps the connection open until the
-        // end of the stream arrives, which a terminated backend sends 0.3-1.7 ms later, after its
-        // exit. The next message starts at the socket's first byte, as libpq read the last answer
-        // through its ReadyForQuery (were it ever mid-message, the worst outcome is one needless
-        // reconnect). Over TLS the bytes are records, never an 'E': there only the end of the
-        // stream is seen early.
+        // the stream or a socket error); Internal\IdleArrival says whether it ends the session.
+        // Peeked, not read: libpq takes an ErrorResponse for a notice and keeps the connection
+        // open until the end of the stream arrives, which a terminated backend sends 0.3-1.7 ms
+        // later, after its exit. The next message starts at the socket's first byte, as libpq read
+        // the last answer through its ReadyForQuery (were it ever mid-message, the worst outcome
+        // is one needless reconnect). Over TLS the bytes are records, never an 'E': there only
+        // the end of the stream is seen early.
         $arrived = ($this->idlePeek ??= new IdleSocketPeek($this->socket))->firstByte();
-        if ($arrived === null) {
+        if ($arrived === null || !IdleArrival::endsSession($this->handle, $arrived)) {
             return true;
         }
-        if ($arrived === '' || $arrived === 'E') {
-            // The end of the stream, or the error a terminated backend sends before it.
-            $this->markClosed('The server closed the connection while it was idle');
+        $this->markClosed('The server closed the connection while it was idle');
 
-            return false;
-        }
-        // Twice: a backend that was terminated sends its error message first and the end of the
-        // stream after it, and libpq notices the closed socket only on a read that returns nothing.
-        for ($read = 0; $read < 2; $read++) {
-            if (!@\pg_consume_input($this->handle)) {
-                $this->markClosed('The server closed the connection while it was idle');
-
-                return false;
-            }
-        }
-        // Anything that arrived while idle (e.g. the error of a terminated backend): discard it.
-        while (@\pg_get_result($this->handle) !== false) {
-            // Results nobody asked for.
-        }
-        if (\pg_connection_status($this->handle) !== \PGSQL_CONNECTION_OK) {
-            $this->markClosed('The server closed the connection while it was idle');
-
-            return false;
-        }
-
-        return true;
+        return false;
     }
 
     /**
@@ -588,7 +427,7 @@ final class Connection implements Executor
         $this->lastUsedAt = \microtime(true);
 
         if (\pg_connection_status($handle) !== \PGSQL_CONNECTION_OK || $error instanceof ConnectionLostException) {
-            $message = $error?->getMessage() ?? self::cleanMessage((string) @\pg_last_error($handle));
+            $message = $error?->getMessage() ?? SessionOpener::cleanMessage((string) @\pg_last_error($handle));
             if ($error === null && $result !== null) {
                 // pg_get_result() said "no more" before any error result: the statement's result
                 // and ReadyForQuery were read, so the exchange ended and its outcome is known (a
@@ -620,13 +459,10 @@ final class Connection implements Executor
     }
 
     /**
-     * The caller gave up on a running statement: cancel it on the server and drain its results
-     * in the background, so the connection is reusable once the server is idle again. The
-     * caller waits up to SETTLE_SECONDS for what became of it, and is told one of three
-     * outcomes: done (the statement finished before the cancel landed: its result, as if never
-     * cancelled — a committed write is never reported as failed), not done (the server
-     * cancelled or refused it: the cancellation, or the server's own error), or unknown
-     * (OutcomeUnknownException: no answer in time; the drain goes on).
+     * The caller gave up on a running statement: it is cancelled on the server and its results
+     * drained in the background, so the connection is reusable once the server is idle again;
+     * the caller learns within a bound whether it ran (Internal\CancelledStatement: done, not
+     * done, or unknown).
      *
      * @return PgResult
      * @throws CancelledException|PostgresException
@@ -634,82 +470,24 @@ final class Connection implements Executor
     private function abandon(CancelledException $reason, ?Cancellation $cancellation, string $sql)
     {
         $this->state = ConnectionState::Draining;
-        $drain = Async::run(fn () => $this->drain($sql));
+        $statement = new CancelledStatement($this->handle, $this->watcher, $sql, $this->config);
+        $drain = Async::run(fn () => $this->drain($statement));
         $this->drained = $drain->ignore();
-        $interruption = $cancellation !== null && $cancellation->isRequested() ? $reason : new QueryTimeoutException(\sprintf(
-            'The statement ran longer than its timeout of %.3f s and was cancelled: %s',
-            $this->config->queryTimeout ?? 0.0,
-            $sql,
-        ), '57014');
-        try {
-            $outcome = $drain->await(new TimeoutCancellation(self::SETTLE_SECONDS));
-        } catch (CancelledException) {
-            $outcome = null;
-        }
-        if ($outcome === null && ReadStatement::matches($sql)) {
-            throw $interruption; // whatever became of a read, it changed nothing
-        }
-        if ($outcome === null) {
-            throw new OutcomeUnknownException(\sprintf(
-                '%s; the server did not confirm within %.1f s whether the statement ran, so it may or may not have taken effect',
-                $interruption->getMessage(),
-                self::SETTLE_SECONDS,
-            ), '', '', '', '', $interruption);
-        }
-        if ($outcome instanceof PostgresException) {
-            // 57014 query_canceled is the cancellation landing; any other error is the server's own "no".
-            throw $outcome->sqlState() === '57014' ? $interruption : $outcome;
-        }
-        if (ReadStatement::matches($sql)) {
-            throw $interruption; // a read that finished anyway changed nothing
-        }
 
-        return $outcome;
+        return $statement->outcome($drain, $cancellation !== null && $cancellation->isRequested() ? $reason : null);
     }
 
     /**
-     * Cancels the abandoned statement on the server and reads the rest of its answer.
+     * The background task of abandon(): the drain, then the session back to Idle, or closed when
+     * it broke or could not be cleaned up in time.
      *
-     * @return PgResult|PostgresException|null its result, the error it ended with, or null when
-     *                                         the answer could not be read to its end
+     * @return PgResult|PostgresException|null what CancelledStatement::drain() found
      */
-    private function drain(string $sql)
+    private function drain(CancelledStatement $statement)
     {
-        $deadline = \microtime(true) + self::DRAIN_TIMEOUT;
-        $remaining = static fn (): float => \max(0.0, $deadline - \microtime(true));
         $outcome = null;
         try {
-            while (($flushed = @\pg_flush($this->handle)) !== true) {
-                if ($flushed === false) {
-                    throw $this->lost('The connection broke while sending a statement');
-                }
-                $this->watcher->awaitWritable($remaining());
-            }
-            if (@\pg_consume_input($this->handle) && @\pg_connection_busy($this->handle)) {
-                try {
-                    ($this->canceller ?? $this->cancelOverNewConnection(...))($this->pid);
-                } catch (\Throwable) {
-                    // Without the cancel the statement still ends by itself; the drain deadline bounds the wait.
-                }
-            }
-            $result = $error = null;
-            while (true) {
-                while (@\pg_connection_busy($this->handle)) {
-                    $this->watcher->awaitReadable($remaining());
-                    if (!@\pg_consume_input($this->handle)) {
-                        throw $this->lost('The connection broke while draining a cancelled statement');
-                    }
-                }
-                $next = @\pg_get_result($this->handle);
-                if ($next === false) {
-                    break;
-                }
-                if (\pg_result_status($next) === \PGSQL_FATAL_ERROR) {
-                    $error ??= ErrorFactory::fromResult($next, $sql);
-                } else {
-                    $result ??= $next;
-                }
-            }
+            $outcome = $statement->drain($this->canceller, $this->pid);
             if ($this->state === ConnectionState::Draining) {
                 $this->state = \pg_connection_status($this->handle) === \PGSQL_CONNECTION_OK
                     ? ConnectionState::Idle
@@ -718,8 +496,8 @@ final class Connection implements Executor
                     $this->markIdle();
                 }
             }
-            // A lost connection leaves an error result: only an error the server sent is a "no".
-            $outcome = $error instanceof ConnectionLostException ? null : ($error ?? $result);
+        } catch (ConnectionLostException $e) {
+            $this->markClosed($e->getMessage()); // how the session broke
         } catch (\Throwable $e) {
             $this->markClosed('The connection could not be cleaned up after a cancelled statement: ' . $e->getMessage());
         }
@@ -728,17 +506,6 @@ final class Connection implements Executor
         }
 
         return $outcome;
-    }
-
-    private function cancelOverNewConnection(int $pid): void
-    {
-        $config = $this->config->forHelperSession();
-        $connection = self::connect($config);
-        try {
-            $connection->query('SELECT pg_cancel_backend($1)', [$pid]);
-        } finally {
-            $connection->close();
-        }
     }
 
     private static function invalidatesStatement(QueryException $e): bool
@@ -777,12 +544,12 @@ final class Connection implements Executor
             return $this->lost('The connection was lost before the statement was sent');
         }
 
-        return new QueryException('The statement could not be sent: ' . self::cleanMessage((string) @\pg_last_error($this->handle)));
+        return new QueryException('The statement could not be sent: ' . SessionOpener::cleanMessage((string) @\pg_last_error($this->handle)));
     }
 
     private function lost(string $context): ConnectionLostException
     {
-        $detail = self::cleanMessage((string) @\pg_last_error($this->handle));
+        $detail = SessionOpener::cleanMessage((string) @\pg_last_error($this->handle));
         $message = $detail === '' ? $context : $context . ': ' . $detail;
         $this->markClosed($message);
 
@@ -806,19 +573,5 @@ final class Connection implements Executor
             // A persistent session stays open for the next request of this PHP process.
             @\pg_close($this->handle);
         }
-    }
-
-    private static function connectTimeout(ConnectionConfig $config): ConnectTimeoutException
-    {
-        return new ConnectTimeoutException(\sprintf(
-            'Connecting to PostgreSQL (%s) took longer than %.3f s',
-            $config->describe(),
-            $config->connectTimeout,
-        ));
-    }
-
-    private static function cleanMessage(string $message): string
-    {
-        return \trim((string) \preg_replace('/\s+/', ' ', $message));
     }
 }

@@ -6,6 +6,7 @@ namespace Bobbin\Process;
 
 use Bobbin\Async\LoopHeartbeat;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
+use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerStartException;
 use Bobbin\Metrics\MetricFamily;
@@ -32,19 +33,15 @@ final class Master
     private const STATUS_EVERY_SECONDS = 0.25;
     private const FAILED_START_GRACE_SECONDS = 2.0;
 
-    /** @var array<int, WorkerHandle> by pid */
-    private array $workers = [];
+    private readonly WorkerRoster $workers;
     private MasterPhase $phase = MasterPhase::Starting;
-    private int $generation = 1;
-    /** The generation a reload is starting, until all of it is ready (or one of it fails). */
-    private ?int $pendingGeneration = null;
-    private float $nextSpawnAt = 0.0;
+    private readonly Reload $reload;
     private float $stopDeadline = \INF;
     private ?MasterFailedException $failure = null;
     private bool $statusDirty = true;
     private float $statusWrittenAt = 0.0;
     private readonly float $started;
-    private readonly RestartPolicy $restarts;
+    private readonly WorkerReplacements $replacements;
     /** The master's own pid: a forked worker unwinding through run() (the legacy mode's handoff) must not clean up. */
     private readonly int $pid;
     /** @var resource|null */
@@ -64,9 +61,11 @@ final class Master
         ?RestartPolicy $restarts = null,
     ) {
         $this->pid = (int) \getmypid();
-        $this->restarts = $restarts ?? new RestartPolicy();
+        $this->workers = new WorkerRoster();
+        $this->replacements = new WorkerReplacements($restarts ?? new RestartPolicy(), $logger);
         $this->started = \microtime(true);
         $this->metrics = new MasterMetrics($this->started);
+        $this->reload = new Reload($this->workers, $config->workers, $logger, $this->metrics, $this->spawn(...), $this->drain(...));
         $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
         $this->blocks = $config->legacy || !$config->blockStacks ? null : BlockWatch::create($config->blockThreshold);
         $this->tickMicroseconds = $this->blocks === null ? self::TICK_MICROSECONDS : (int) ($this->blocks->tickSeconds() * 1e6);
@@ -87,14 +86,14 @@ final class Master
             $this->pidFile?->release();
             throw new MasterFailedException($error->getMessage());
         }
-        $this->address = self::addressOf($this->listener);
+        $this->address = ListenAddress::ofSocket($this->listener);
         if ($this->config->admin !== '') {
             try {
                 $this->admin = new AdminService(
                     AdminListener::open($this->config->admin),
                     $this->metrics,
-                    $this->askWorkersForMetrics(...),
-                    fn (): array => [$this->describe(), $this->describeWorkers(\microtime(true))],
+                    $this->workers->askForMetrics(...),
+                    fn (): array => [$this->describe(), $this->workers->describe(\microtime(true))],
                     $this->config->adminAccess ?? AdminAccess::for($this->config->admin, null, false),
                 );
             } catch (ServerStartException | \InvalidArgumentException $error) {
@@ -107,7 +106,7 @@ final class Master
         try {
             $this->startJobWorkers();
             for ($i = 0; $i < $this->config->workers; $i++) {
-                $this->spawn($this->generation);
+                $this->spawn($this->reload->serving());
             }
             $this->supervise();
         } finally {
@@ -131,7 +130,7 @@ final class Master
             $this->enforceDeadlines($now);
             $this->askBlockedWorkersForTheirStack();
             $this->superviseJobWorkers($now);
-            if ($this->phase === MasterPhase::Stopping && $this->workers === [] && ($this->jobs === null || $this->jobs->isStopped())) {
+            if ($this->phase === MasterPhase::Stopping && $this->workers->isEmpty() && ($this->jobs === null || $this->jobs->isStopped())) {
                 return;
             }
             $this->replaceMissingWorkers($now);
@@ -142,12 +141,7 @@ final class Master
     /** Sleeps until a worker writes (at once) or a tick passes (signals and exits are polled per tick). */
     private function waitForActivity(): void
     {
-        $channels = \array_merge($this->admin?->streams() ?? [], $this->jobs?->channels() ?? []);
-        foreach ($this->workers as $worker) {
-            if (\is_resource($worker->channel)) {
-                $channels[] = $worker->channel;
-            }
-        }
+        $channels = \array_merge($this->admin?->streams() ?? [], $this->jobs?->channels() ?? [], $this->workers->channels());
         if ($channels === []) {
             $signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, $this->tickMicroseconds * 1000);
             if (\is_int($signal) && $signal > 0) {
@@ -162,7 +156,7 @@ final class Master
 
     private function readChannels(): void
     {
-        foreach ($this->workers as $worker) {
+        foreach ($this->workers->all() as $worker) {
             foreach ($worker->receive() as $message) {
                 $this->handleMessage($worker, $message);
             }
@@ -187,16 +181,16 @@ final class Master
             case \SIGINT:
                 if ($this->phase === MasterPhase::Stopping) {
                     $this->logger->warning('Received signal {signal} again; workers close every connection now', ['signal' => $signal]);
-                    $this->signalAll(\SIGINT);
+                    $this->workers->signalAll(\SIGINT);
                 } else {
                     $this->logger->info('Received signal {signal}; stopping {count} worker(s) gracefully (up to {s} s)', [
-                        'signal' => $signal, 'count' => \count($this->workers), 's' => $this->config->server->drainTimeout,
+                        'signal' => $signal, 'count' => $this->workers->count(), 's' => $this->config->server->drainTimeout,
                     ]);
                     $this->stop($this->config->server->drainTimeout + $this->config->idleGrace + $this->config->stopMargin);
                 }
                 break;
             case \SIGHUP:
-                $this->reload();
+                $this->reload->start($this->phase);
                 $this->jobs?->reload();
                 break;
             case \SIGUSR1:
@@ -219,10 +213,7 @@ final class Master
             case WorkerMessage::STATS:
                 $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
                 $this->statusDirty = true;
-                if ($worker->hasServed() && $this->restarts->inCrashLoop()) {
-                    $this->restarts->workerServed();
-                    $this->logger->notice('Worker {pid} serves: the crash loop is over', ['pid' => $worker->pid]);
-                }
+                $this->replacements->workerReported($worker);
                 break;
             case WorkerMessage::METRICS:
                 $families = [];
@@ -266,7 +257,7 @@ final class Master
         $worker->readyAt = \microtime(true);
         $this->statusDirty = true;
         if ($this->phase === MasterPhase::Starting) {
-            if ($this->countReady($this->generation) === $this->config->workers) {
+            if ($this->workers->countReady($this->reload->serving()) === $this->config->workers) {
                 $this->phase = MasterPhase::Running;
                 $this->logger->info('Listening on {address} (master pid {pid}, {count} workers)', [
                     'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
@@ -283,15 +274,13 @@ final class Master
 
             return;
         }
-        if ($worker->generation === $this->pendingGeneration) {
-            if ($this->countReady($worker->generation) === $this->config->workers) {
-                $this->completeReload();
-            }
+        if ($worker->generation === $this->reload->pending()) {
+            $this->reload->workerReady();
 
             return;
         }
         // A replacement is serving: now the worker it replaces may drain.
-        foreach ($this->workers as $other) {
+        foreach ($this->workers->all() as $other) {
             if ($other->state === WorkerState::Retiring && $other->generation === $worker->generation) {
                 $this->drain($other, 'recycled');
 
@@ -300,56 +289,10 @@ final class Master
         }
     }
 
-    private function reload(): void
-    {
-        if ($this->phase !== MasterPhase::Running) {
-            $this->logger->notice('SIGHUP ignored: the master is {phase}', ['phase' => \strtolower($this->phase->name)]);
-
-            return;
-        }
-        if ($this->pendingGeneration !== null) {
-            $this->logger->notice('SIGHUP ignored: a reload is already under way');
-
-            return;
-        }
-        $generation = $this->pendingGeneration = $this->generation + 1;
-        $this->metrics->reloads++;
-        $this->logger->info('Reloading: starting {count} new worker(s) with the application as it is on disk now', ['count' => $this->config->workers]);
-        for ($i = 0; $i < $this->config->workers; $i++) {
-            $this->spawn($generation);
-        }
-    }
-
-    private function completeReload(): void
-    {
-        $new = (int) $this->pendingGeneration;
-        $old = 0;
-        foreach ($this->workers as $worker) {
-            if ($worker->generation < $new && $worker->state !== WorkerState::Draining) {
-                $this->drain($worker, 'reloaded');
-                $old++;
-            }
-        }
-        $this->generation = $new;
-        $this->pendingGeneration = null;
-        $this->logger->info('Reload complete: {count} new worker(s) serve; {old} old one(s) drain', ['count' => $this->config->workers, 'old' => $old]);
-    }
-
-    private function abortReload(string $reason): void
-    {
-        $this->logger->error('Reload failed, the running workers stay: {reason}', ['reason' => $reason]);
-        foreach ($this->workers as $worker) {
-            if ($worker->generation === $this->pendingGeneration && $worker->state !== WorkerState::Draining) {
-                $this->drain($worker, 'reload_aborted');
-            }
-        }
-        $this->pendingGeneration = null;
-    }
-
     private function reap(): void
     {
         while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
-            $worker = $this->workers[$pid] ?? null;
+            $worker = $this->workers->get($pid);
             if ($worker === null) {
                 $this->jobs?->reaped($pid, $status);
                 continue;
@@ -358,7 +301,7 @@ final class Master
                 $this->handleMessage($worker, $message);
             }
             $worker->closeChannel();
-            unset($this->workers[$pid]);
+            $this->workers->remove($pid);
             $this->admin?->workerEnded($pid);
             $this->blocks?->release($pid);
             $this->statusDirty = true;
@@ -376,53 +319,35 @@ final class Master
             return;
         }
         $reason = $worker->bootError ?? \sprintf('worker %d %s%s', $worker->pid, $how, $worker->readyAt === null ? ' before it was ready' : '');
-        $served = $worker->hasServed();
         if ($this->phase === MasterPhase::Starting && $worker->readyAt === null) {
             $this->fail(new MasterFailedException($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
 
             return;
         }
-        if ($worker->generation === $this->pendingGeneration && !$served) {
-            $this->abortReload($reason);
+        if ($worker->generation === $this->reload->pending() && !$worker->hasServed()) {
+            $this->reload->abort($reason);
 
             return;
         }
-        $now = \microtime(true);
-        $wasInCrashLoop = $this->restarts->inCrashLoop();
-        $delay = $this->restarts->workerDied($now - $worker->started, $worker->readyAt !== null, $served);
-        if ($this->restarts->inCrashLoop() && !$wasInCrashLoop) {
-            // Once per crash loop, not per death: the warnings below give each back-off.
-            $this->logger->error('crash loop: {count} workers in a row died within {s} s of starting, before serving; replacements keep starting, at most {max} s apart, until one serves. The last: {reason}', [
-                'count' => $this->restarts->quickDeathsInARow(), 's' => $this->restarts->quickDeathSeconds, 'max' => $this->restarts->maxDelay, 'reason' => $reason,
-            ]);
-        }
-        $this->nextSpawnAt = \max($this->nextSpawnAt, $now + $delay);
-        $this->logger->warning($delay > 0.0 ? 'Worker {pid} {how}; a replacement starts in {delay} s' : 'Worker {pid} {how}; starting a replacement', [
-            'pid' => $worker->pid, 'how' => $worker->bootError !== null ? 'could not boot: ' . $worker->bootError : $how, 'delay' => \round($delay, 2),
-        ]);
+        $this->replacements->workerCrashed($worker, $how, $reason, \microtime(true));
     }
 
     /** Keeps the current generation at --workers (retiring workers do not count: they are being replaced). */
     private function replaceMissingWorkers(float $now): void
     {
-        if ($this->phase === MasterPhase::Stopping || $now < $this->nextSpawnAt) {
+        if ($this->phase === MasterPhase::Stopping || !$this->replacements->isDue($now)) {
             return;
         }
-        $this->replaceMissing($this->generation);
-        if ($this->pendingGeneration !== null) {
-            $this->replaceMissing($this->pendingGeneration); // a new worker that died serving (a reload goes on)
+        $this->replaceMissing($this->reload->serving());
+        $pending = $this->reload->pending();
+        if ($pending !== null) {
+            $this->replaceMissing($pending); // a new worker that died serving (a reload goes on)
         }
     }
 
     private function replaceMissing(int $generation): void
     {
-        $active = 0;
-        foreach ($this->workers as $worker) {
-            if ($worker->generation === $generation && ($worker->state === WorkerState::Booting || $worker->state === WorkerState::Ready)) {
-                $active++;
-            }
-        }
-        for ($i = $active; $i < $this->config->workers; $i++) {
+        for ($i = $this->workers->countActive($generation); $i < $this->config->workers; $i++) {
             $this->spawn($generation);
         }
     }
@@ -430,13 +355,13 @@ final class Master
     private function enforceDeadlines(float $now): void
     {
         if ($now >= $this->stopDeadline) {
-            if ($this->workers !== [] && $this->failure === null) {
-                $this->logger->warning('{count} worker(s) still running after the drain deadline; killing them', ['count' => \count($this->workers)]);
+            if (!$this->workers->isEmpty() && $this->failure === null) {
+                $this->logger->warning('{count} worker(s) still running after the drain deadline; killing them', ['count' => $this->workers->count()]);
             }
-            $this->signalAll(\SIGKILL);
+            $this->workers->signalAll(\SIGKILL);
             $this->stopDeadline = \INF;
         }
-        foreach ($this->workers as $worker) {
+        foreach ($this->workers->all() as $worker) {
             if ($worker->state === WorkerState::Booting && $now - $worker->started > $this->config->bootTimeout) {
                 $worker->bootError ??= \sprintf('worker %d did not report ready within %.0f s', $worker->pid, $this->config->bootTimeout);
                 $worker->signal(\SIGKILL);
@@ -451,7 +376,7 @@ final class Master
             return;
         }
         foreach ($this->blocks->overThreshold(\hrtime(true)) as $pid) {
-            $this->workers[$pid]?->signal(BlockWatch::SIGNAL);
+            $this->workers->get($pid)?->signal(BlockWatch::SIGNAL);
         }
     }
 
@@ -460,7 +385,7 @@ final class Master
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         if ($pair === false) {
             $this->logger->error('Cannot create a socket pair for a new worker; retrying in 1 s');
-            $this->nextSpawnAt = \microtime(true) + 1.0;
+            $this->replacements->holdUntil(\microtime(true) + 1.0);
 
             return;
         }
@@ -470,7 +395,7 @@ final class Master
             \fclose($pair[0]);
             \fclose($pair[1]);
             $this->logger->error('Cannot fork a worker: {error}; retrying in 1 s', ['error' => \pcntl_strerror(\pcntl_get_last_error())]);
-            $this->nextSpawnAt = \microtime(true) + 1.0;
+            $this->replacements->holdUntil(\microtime(true) + 1.0);
 
             return;
         }
@@ -483,7 +408,7 @@ final class Master
             $this->blocks?->assign($pid, $slot);
         }
         \stream_set_blocking($pair[0], false);
-        $this->workers[$pid] = new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
+        $this->workers->add(new WorkerHandle($pid, $generation, $pair[0], \microtime(true)));
         $this->metrics->workerStarts++;
         $this->statusDirty = true;
     }
@@ -496,11 +421,7 @@ final class Master
     private function becomeWorker($channel, ?LoopHeartbeat $heartbeat): never
     {
         $this->jobs?->forgetInChild();
-        foreach ($this->workers as $sibling) {
-            // Holding a sibling's master end would hide the master's death from that sibling.
-            $sibling->closeChannel();
-        }
-        $this->workers = [];
+        $this->workers->forgetInChild();
         $this->admin?->forget();
         $this->admin = null;
         $listener = $this->listener;
@@ -528,8 +449,8 @@ final class Master
     private function stop(float $deadlineSeconds): void
     {
         $this->phase = MasterPhase::Stopping;
-        $this->pendingGeneration = null;
-        foreach ($this->workers as $worker) {
+        $this->reload->forget();
+        foreach ($this->workers->all() as $worker) {
             if ($worker->state !== WorkerState::Draining) {
                 $this->drain($worker, 'stopped');
             }
@@ -546,25 +467,6 @@ final class Master
         $this->stop(self::FAILED_START_GRACE_SECONDS);
     }
 
-    private function signalAll(int $signal): void
-    {
-        foreach ($this->workers as $worker) {
-            $worker->signal($signal);
-        }
-    }
-
-    private function countReady(int $generation): int
-    {
-        $count = 0;
-        foreach ($this->workers as $worker) {
-            if ($worker->generation === $generation && $worker->state === WorkerState::Ready) {
-                $count++;
-            }
-        }
-
-        return $count;
-    }
-
     private function writeStatus(float $now): void
     {
         $path = $this->config->statusFile();
@@ -574,7 +476,7 @@ final class Master
         StatusFile::write($path, [
             'updated' => $now,
             'master' => $this->describe(),
-            'workers' => $this->describeWorkers($now),
+            'workers' => $this->workers->describe($now),
         ] + ($this->jobs === null ? [] : ['jobWorkers' => $this->jobs->describe($now)]));
         $this->statusDirty = false;
         $this->statusWrittenAt = $now;
@@ -589,38 +491,9 @@ final class Master
             'address' => $this->address,
             'admin' => $this->admin?->address() ?? '',
             'workers' => $this->config->workers,
-            'generation' => $this->generation,
+            'generation' => $this->reload->serving(),
             'phase' => \strtolower($this->phase->name),
         ];
-    }
-
-    /** @return list<array<string, mixed>> */
-    private function describeWorkers(float $now): array
-    {
-        $workers = [];
-        foreach ($this->workers as $worker) {
-            $workers[] = $worker->describe($now);
-        }
-
-        return $workers;
-    }
-
-    /**
-     * Sends a collect line to every worker that can answer (a scrape of /metrics or
-     * /status.json); returns the pids asked.
-     *
-     * @return list<int>
-     */
-    private function askWorkersForMetrics(int $id): array
-    {
-        $asked = [];
-        foreach ($this->workers as $worker) {
-            if ($worker->state !== WorkerState::Booting && $worker->send(WorkerMessage::collect($id))) {
-                $asked[] = $worker->pid;
-            }
-        }
-
-        return $asked;
     }
 
     private function cleanUp(): void
@@ -629,11 +502,11 @@ final class Master
             return; // a worker on its way to the global scope: the master's things are not its own
         }
         $this->admin?->close();
-        if ($this->workers !== []) {
+        if (!$this->workers->isEmpty()) {
             // Only reached on an unexpected error in the master itself: leave no worker behind.
-            $this->signalAll(\SIGKILL);
-            while ($this->workers !== [] && ($pid = \pcntl_waitpid(-1, $status)) > 0) {
-                unset($this->workers[$pid]);
+            $this->workers->signalAll(\SIGKILL);
+            while (!$this->workers->isEmpty() && ($pid = \pcntl_waitpid(-1, $status)) > 0) {
+                $this->workers->remove($pid);
             }
         }
         $this->closeListener();
@@ -662,7 +535,7 @@ final class Master
         if ($jobs === null) {
             return;
         }
-        if ($this->phase === MasterPhase::Stopping && $this->workers === []) {
+        if ($this->phase === MasterPhase::Stopping && $this->workers->isEmpty()) {
             $jobs->stop($this->config->stopMargin);
         }
         $jobs->poll($now);
@@ -678,10 +551,7 @@ final class Master
     /** In a forked job worker: the HTTP side's descriptors are not its own (the listener is closed, never unlinked). */
     private function forgetInJobWorker(): void
     {
-        foreach ($this->workers as $worker) {
-            $worker->closeChannel();
-        }
-        $this->workers = [];
+        $this->workers->forgetInChild();
         if ($this->listener !== null) {
             \fclose($this->listener);
             $this->listener = null;
@@ -698,20 +568,6 @@ final class Master
         if (\str_starts_with($this->address, 'unix:')) {
             @\unlink(\substr($this->address, 5));
         }
-    }
-
-    /** @param resource $listener */
-    private static function addressOf($listener): string
-    {
-        $name = (string) \stream_socket_get_name($listener, false);
-        $meta = \stream_get_meta_data($listener);
-        if (\str_starts_with($meta['stream_type'], 'unix') || ($name !== '' && $name[0] === '/')) {
-            return 'unix:' . $name;
-        }
-        $colon = (int) \strrpos($name, ':');
-        $host = \substr($name, 0, $colon);
-
-        return \str_contains($host, ':') ? '[' . $host . ']:' . \substr($name, $colon + 1) : $name;
     }
 
     private static function describeExit(int $status): string

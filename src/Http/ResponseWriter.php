@@ -1,0 +1,91 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http;
+
+use Bobbin\Async\StreamClosedException;
+use Psr\Http\Message\ResponseInterface;
+use Throwable;
+
+/**
+ * Puts the application's response on a connection: framed by ResponseFramer (a response it
+ * refuses goes out as a 500 instead), the connection in its write phase, the usual response in
+ * one write, a streamed body through ResponseBodyWriter with the write phase's clock started
+ * first. Apart from Connection, which keeps reading and the writes themselves
+ * (Connection::writeAll()); called once per response in place of Connection's own method, so
+ * a request pays no extra call for it. Parameters a request passes are typed by @param, not
+ * declared (docs/ASYNC.md, Rules: PHP 8.2's JIT checks a declared class type with a call).
+ *
+ * @internal one per server (ServerContext), used by its connections
+ */
+final class ResponseWriter
+{
+    public function __construct(private readonly ServerContext $context)
+    {
+    }
+
+    /**
+     * Writes $response on $connection.
+     *
+     * @param Connection $connection
+     * @param bool $keepAlive whether another request may follow; set to whether it still may
+     * @param int $status set to the status sent
+     * @param-out int $status
+     * @return bool whether the connection is still whole
+     */
+    public function respond($connection, ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestId, ?int &$status): bool
+    {
+        $context = $this->context;
+        try {
+            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
+        } catch (InvalidResponseException $error) {
+            $context->logger->error('The response to {method} {target} (request {request_id}) was refused, a 500 went out instead: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
+            ]);
+            $status = 500;
+
+            return $connection->writeAll($context->framer->errorResponse(500, $keepAlive, requestId: $requestId));
+        }
+        $status = $response->getStatusCode();
+        $connection->phase = ConnectionPhase::Writing;
+        if ($framed->bytes !== null) {
+            // The usual response, one write: its write phase's clock and window start only if
+            // it has to wait for the client (Connection::writeAll()), since nobody looks at a
+            // connection's phase until its fiber waits (saves two clock reads per request).
+            $connection->phaseSince = 0.0;
+            $written = $connection->writeAll($framed->bytes);
+            $keepAlive = $written && $framed->keepAlive;
+
+            return $written;
+        }
+        // A streamed body may wait on its own source before the first write: the clock starts now.
+        $connection->phaseSince = $connection->windowStart = \microtime(true);
+        $connection->windowBytes = 0;
+        $connection->deadline = $connection->phaseSince + $context->config->writeTimeout;
+        try {
+            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection): void {
+                if (!$connection->writeAll($data)) {
+                    throw new WriteFailedException();
+                }
+            });
+
+            return true;
+        } catch (WriteFailedException) {
+            $keepAlive = false;
+
+            return false;
+        } catch (Throwable $error) {
+            if ($error instanceof StreamClosedException) {
+                throw $error;
+            }
+            // The application's body stream failed half-way: the response is cut, so is the connection.
+            $context->logger->error('Writing the response to {method} {target} failed: {error}', [
+                'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
+            ]);
+            $keepAlive = false;
+
+            return false;
+        }
+    }
+}
