@@ -10,8 +10,8 @@ use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
+use Bobbin\Http\Legacy\LegacyConfig;
 use Bobbin\Http\Legacy\LegacyGateway;
-use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
 use Bobbin\Http\ServerStartException;
@@ -35,6 +35,7 @@ use Bobbin\Process\MasterConfig;
 use Bobbin\Process\MasterFailedException;
 use Bobbin\Process\PidFile;
 use Bobbin\Process\PidFileException;
+use Bobbin\Process\ProcessShutdown;
 use Bobbin\Process\RecycleLimits;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
@@ -55,7 +56,10 @@ final class ServeCommand
         'block-threshold' => ['string', '0.1', 'seconds one fiber or callback may hold a worker\'s loop without yielding before the worker logs a warning naming the request, once per request and after the fact: nothing is interrupted (0: off; needs the master, not in --legacy; docs/OBSERVABILITY.md)'],
         'block-stacks' => ['bool', 'false', 'also take the PHP stack of such code while it runs: the master signals the worker (SIGURG), which interrupts the code — a sleep() in it returns early (for development and staging; docs/OBSERVABILITY.md)'],
         'detect-leaks' => ['bool', 'false', 'after each request, compare the application\'s static properties, globals, ini settings, timezone, locale, output buffers, loop callbacks and database connections with before it, and log what a request left behind, once each; requests then run one at a time per worker (for development and staging; docs/OBSERVABILITY.md)'],
-        'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, one request at a time per worker (docs/LEGACY.md)'],
+        'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, each request in a fresh process forked from its worker, so nothing of one request is left for the next (docs/LEGACY.md)'],
+        'legacy-children' => ['int', 'about 2 per core over all workers (at least 2 per worker)', 'with --legacy: scripts one worker runs at once (each in its own process); further requests wait in the worker\'s queue'],
+        'legacy-memory-limit' => ['string', LegacyConfig::DEFAULT_MEMORY_LIMIT, 'with --legacy: memory_limit of each script\'s process, as php.ini\'s for a PHP-FPM child (-1: none)'],
+        'legacy-shared-state' => ['bool', 'false', 'with --legacy: run request after request in the worker itself instead of a fresh process each — faster, but globals, statics, functions, classes and constants of one request stay for the next (a logged-in user\'s too): only for scripts written for it (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
         'max-requests' => ['int', '0', 'a worker is replaced after about this many requests (±10 % per worker; 0: never; starts a master)'],
@@ -75,6 +79,32 @@ final class ServeCommand
         'job-nice' => ['int', '0', 'added to the job workers\' niceness (0..19): the kernel prefers the HTTP workers when both want a CPU'],
         'jobs-transport' => ['string', 'local', 'where tasks run: local (job workers beside the HTTP workers) or nats://host:port (bin/bobbin jobs-worker processes on any host; no local job workers; docs/JOBS.md)'],
     ];
+
+    /**
+     * The --legacy-* options; refused without --legacy.
+     *
+     * @param array<string, mixed> $options
+     * @throws UsageException
+     */
+    private static function legacyConfig(array $options, bool $legacy, int $workers): LegacyConfig
+    {
+        $sharedState = self::flag('legacy-shared-state', $options['legacy-shared-state'] ?? false);
+        $given = \array_intersect(['legacy-children', 'legacy-memory-limit', 'legacy-shared-state'], \array_keys($options));
+        if (!$legacy && $given !== []) {
+            throw new UsageException(\sprintf('--%s goes with --legacy', \reset($given)));
+        }
+        $children = isset($options['legacy-children'])
+            ? self::wholeNumber('legacy-children', $options['legacy-children'], 1)
+            : LegacyConfig::defaultChildren(CpuCount::detect(), $workers);
+        if ($sharedState && isset($options['legacy-children'])) {
+            throw new UsageException('--legacy-children counts script processes; --legacy-shared-state runs scripts in the worker itself, one at a time');
+        }
+        try {
+            return new LegacyConfig($sharedState, $children, (string) ($options['legacy-memory-limit'] ?? LegacyConfig::DEFAULT_MEMORY_LIMIT));
+        } catch (\InvalidArgumentException $error) {
+            throw new UsageException($error->getMessage());
+        }
+    }
 
     /**
      * @param resource $stdout
@@ -111,6 +141,7 @@ final class ServeCommand
         $logLevel = (string) ($options['log-level'] ?? LogLevel::INFO);
         $memoryLimit = (string) ($options['memory-limit'] ?? '256M');
         $legacy = self::flag('legacy', $options['legacy'] ?? false);
+        $legacyConfig = self::legacyConfig($options, $legacy, $workers);
         $detectLeaks = self::flag('detect-leaks', $options['detect-leaks'] ?? false);
         if ($detectLeaks && $legacy) {
             throw new UsageException('--detect-leaks watches an application object; a --legacy script starts afresh each request');
@@ -138,7 +169,7 @@ final class ServeCommand
             throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
         }
         \ini_set('memory_limit', $memoryLimit);
-        if ($legacy && ($unsupported = LegacyLoop::unsupportedBecause()) !== null) {
+        if ($legacy && ($unsupported = $legacyConfig->unsupportedBecause()) !== null) {
             throw new UsageException($unsupported);
         }
         if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0 || $admin !== '')) {
@@ -162,7 +193,7 @@ final class ServeCommand
             throw new UsageException('--admin-token-file and --admin-insecure go with --admin');
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, legacyConfig: $legacyConfig, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).
@@ -173,8 +204,7 @@ final class ServeCommand
                 throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
             }
             $handler = new LegacyGateway();
-            $legacyLoop = new LegacyLoop((string) \realpath($appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value);
-            \register_shutdown_function($legacyLoop->completeOnShutdown(...));
+            $legacyLoop = $legacyConfig->loop((string) \realpath($appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value, $config->requestTimeout);
         } else {
             $handler = self::loadApplication($appFile);
             if ($detectLeaks) {
@@ -193,7 +223,7 @@ final class ServeCommand
                 throw new StartupException($error->getMessage());
             }
             // Even when application code ends the process, the pid file must not outlive it.
-            \register_shutdown_function(static fn () => $claimed->release());
+            ProcessShutdown::register(static fn () => $claimed->release());
         }
         try {
             $server->start();

@@ -24,7 +24,7 @@ final class AbruptEndReport
     public static function register(Server $server, ?\Closure $then = null): void
     {
         $reserve = \str_repeat("\0", self::RESERVE_BYTES);
-        \register_shutdown_function(static function () use ($server, &$reserve, $then): void {
+        ProcessShutdown::register(static function () use ($server, &$reserve, $then): void {
             $reserve = null;
             $server->reportAbruptEnd();
             $then?->__invoke();

@@ -29,7 +29,7 @@ final class FinalMetrics
      */
     public function sendAtShutdown(): void
     {
-        \register_shutdown_function($this->send(...));
+        ProcessShutdown::register($this->send(...));
     }
 
     public function send(): void

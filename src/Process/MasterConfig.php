@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Http\Legacy\LegacyConfig;
 use Bobbin\Http\ServerConfig;
 
 /** Everything the master and its workers need, fixed at start. */
@@ -25,6 +26,8 @@ final readonly class MasterConfig
         public float $stopMargin = 5.0,
         /** APP_FILE is a superglobals script run per request (--legacy), not an application object. */
         public bool $legacy = false,
+        /** How --legacy runs the script: a process per request (the default) or --legacy-shared-state. */
+        public LegacyConfig $legacyConfig = new LegacyConfig(),
         /** Where the master serves /metrics and /status (--admin=HOST:PORT or unix:/path; '' for nowhere). */
         public string $admin = '',
         /** Who may read the admin listener; null: the default for $admin (local only, else refused). */

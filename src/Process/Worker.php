@@ -12,7 +12,6 @@ use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
-use Bobbin\Http\Legacy\LegacyLoop;
 use Bobbin\Http\Server;
 use Bobbin\Jobs\JobMetrics;
 use Bobbin\Leaks\LeakDetectingHandler;
@@ -59,26 +58,25 @@ final class Worker
         $this->leaveTheMastersSignalSetup();
         // A fresh loop: the master never started one, but a driver must not be shared with it either.
         Async::startFreshLoop();
-        \register_shutdown_function($this->reportFatalErrorAtBoot(...));
+        ProcessShutdown::register($this->reportFatalErrorAtBoot(...));
         OpcacheRefresh::invalidateChangedScripts();
         $this->installJobs();
 
         $legacy = null;
         if ($this->config->legacy) {
             $handler = new LegacyGateway();
-            $legacy = new LegacyLoop(
+            $legacy = $this->config->legacyConfig->loop(
                 \realpath($this->config->appFile) ?: $this->config->appFile,
                 $handler,
                 $this->logger,
                 $this->finish(...),
+                $this->config->server->requestTimeout,
                 function (string $reason): void {
                     // No new connections for a process that is ending; the master starts another.
                     $this->server?->stop(1.0);
                     $this->channel->send(WorkerMessage::exiting($reason));
                 },
             );
-            // Before the server's own report: a script's exit() still sends the response it made.
-            \register_shutdown_function($legacy->completeOnShutdown(...));
         } else {
             try {
                 $handler = ApplicationLoader::load($this->config->appFile);
@@ -157,7 +155,7 @@ final class Worker
                 $server->stopped()->await();
                 $handler->close();
             })->ignore();
-            throw new GlobalScopeHandoffException($legacy); // LegacyLoop::end() calls finish()
+            throw new GlobalScopeHandoffException($legacy); // ScriptLoop::end() calls finish()
         }
 
         $server->stopped()->await();

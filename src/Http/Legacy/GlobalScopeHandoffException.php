@@ -13,7 +13,7 @@ namespace Bobbin\Http\Legacy;
  */
 final class GlobalScopeHandoffException extends \RuntimeException
 {
-    public function __construct(public readonly LegacyLoop $loop)
+    public function __construct(public readonly ScriptLoop $loop)
     {
         parent::__construct('Handing the legacy worker over to the global scope');
     }

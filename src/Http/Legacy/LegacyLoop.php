@@ -5,19 +5,18 @@ declare(strict_types=1);
 namespace Bobbin\Http\Legacy;
 
 use Bobbin\Async\Async;
-use Bobbin\Async\DeferredFuture;
 use Bobbin\Http\Classic\CapturedOutput;
 use Bobbin\Http\Classic\ClassicResponse;
 use Bobbin\Http\Classic\HeaderCapture;
 use Bobbin\Http\Classic\OutputCapture;
 use Closure;
-use Psr\Http\Message\ResponseInterface;
 use Psr\Log\LoggerInterface;
 
 /**
- * The legacy mode's request loop (`bin/bobbin serve --legacy SCRIPT`): a script written for
- * PHP-FPM's superglobals runs once per request, at the global scope (bin/bobbin includes it
- * there, see GlobalScopeHandoffException), one request at a time per worker. Around each run:
+ * The shared-state legacy loop (`bin/bobbin serve --legacy --legacy-shared-state SCRIPT`): a
+ * script written for PHP-FPM's superglobals runs once per request, at the global scope
+ * (bin/bobbin includes it there, see GlobalScopeHandoffException), one request at a time per
+ * worker, in the same process as the requests before it. Around each run:
  *
  * - before: $_GET, $_POST, $_COOKIE, $_FILES, $_SERVER, $_REQUEST and php://input are the
  *   request's; the header list is empty and the response code 200; output is captured;
@@ -30,10 +29,9 @@ use Psr\Log\LoggerInterface;
  * not once per request), open connections. exit() and die end the worker after their response
  * has gone out (the master starts another one).
  */
-final class LegacyLoop
+final class LegacyLoop implements ScriptLoop
 {
-    /** @var array{\Psr\Http\Message\ServerRequestInterface, DeferredFuture<ResponseInterface>}|null */
-    private ?array $current = null;
+    private ?QueuedRequest $current = null;
     private ?CapturedOutput $output = null;
     /** @var array<string, string|null> */
     private readonly array $settings;
@@ -46,7 +44,7 @@ final class LegacyLoop
      *        stops accepting, and the master replaces it at once, as no crash
      */
     public function __construct(
-        public readonly string $script,
+        private readonly string $script,
         private readonly LegacyGateway $gateway,
         private readonly LoggerInterface $logger,
         private readonly Closure $onEnd,
@@ -78,6 +76,11 @@ final class LegacyLoop
         return null;
     }
 
+    public function script(): string
+    {
+        return $this->script;
+    }
+
     /** Waits for the next request and sets the stage for it; false once the worker stops. */
     public function next(): bool
     {
@@ -86,16 +89,7 @@ final class LegacyLoop
             return false;
         }
         $this->current = $item;
-        $globals = Superglobals::of($item[0], (string) (\ini_get('request_order') ?: 'GP'));
-        $_GET = $globals->get;
-        $_POST = $globals->post;
-        $_COOKIE = $globals->cookie;
-        $_FILES = $globals->files;
-        $_SERVER = $globals->server;
-        $_REQUEST = $globals->request;
-        InputStream::serve($globals->input);
-        HeaderCapture::take();
-        \http_response_code(200);
+        RequestStage::enter($item->request);
         $this->output = OutputCapture::begin();
 
         return true;
@@ -110,7 +104,7 @@ final class LegacyLoop
     /** The script threw: a 500 as PHP-FPM gives one, the output so far kept, the error logged. */
     public function fail(\Throwable $error): void
     {
-        $request = $this->current[0] ?? null;
+        $request = $this->current?->request;
         $this->logger->error('The legacy script failed on {method} {target}: {error}', [
             'method' => $request?->getMethod(), 'target' => $request?->getRequestTarget(), 'error' => $error, 'exception' => $error,
         ]);
@@ -129,7 +123,7 @@ final class LegacyLoop
         }
         $error = \error_get_last();
         $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR)) !== 0;
-        $request = $this->current[0];
+        $request = $this->current->request;
         if ($fatal) {
             $redeclared = \preg_match('/^Cannot (re)?declare /', $error['message']) === 1;
             $this->logger->critical('The legacy script ended its worker on {method} {target}: {message} in {file}:{line}{hint}', [
@@ -159,7 +153,7 @@ final class LegacyLoop
         if ($this->current === null) {
             return;
         }
-        [, $deferred] = $this->current;
+        $deferred = $this->current->response;
         $this->current = null;
         $echoed = OutputCapture::end($this->output);
         $this->output = null;

@@ -28,6 +28,9 @@ final class LegacyModeTest extends TestCase
         ['GET', '/logout', []],
         ['GET', '/', []],
         ['GET', '/fail', []],
+        ['GET', '/fatal', []],
+        ['GET', '/fatal-page', []],
+        ['GET', '/fatal-shown', []],
         ['GET', '/', []],
     ];
 
@@ -105,11 +108,13 @@ final class LegacyModeTest extends TestCase
         self::assertSame(['/'], $bobbin[1]['headers']['location'] ?? null);
     }
 
-    public function testTheScriptsExitEndsItsWorkerQuietlyAndAnotherTakesOver(): void
+    public function testTheScriptsExitAndFailuresEndOnlyTheirRequestAndFailuresAreLogged(): void
     {
         $log = (string) self::$bobbin?->log();
 
-        self::assertStringNotContainsString('[warning] Worker', $log, 'an exit() was taken for a crash');
+        self::assertStringNotContainsString('[warning] Worker', $log, 'an exit() or a fatal error ended the worker');
+        self::assertStringNotContainsString('ended its worker', $log);
         self::assertStringContainsString('The legacy script failed on GET /fail', $log);
+        self::assertStringContainsString('The legacy script failed on GET /fatal-page', $log);
     }
 }

@@ -42,6 +42,27 @@ if ($path === '/echo') {
 if ($path === '/fail') {
     throw new RuntimeException('the legacy script failed');
 }
+if ($path === '/fatal') {
+    echo 'Half a page';
+    undefined_function_of_the_legacy_app();
+}
+if ($path === '/fatal-page') {
+    // As WordPress's fatal error handler does: its own page, from a shutdown function.
+    register_shutdown_function(static function () {
+        $error = error_get_last();
+        if ($error !== null && $error['type'] === E_USER_ERROR) {
+            while (ob_get_level() > 0 && ob_get_length() !== false && ob_end_clean()) {
+            }
+            echo '<h1>There has been a critical error on this website.</h1>';
+        }
+    });
+    trigger_error('the application gave up', E_USER_ERROR);
+}
+if ($path === '/fatal-shown') {
+    ini_set('display_errors', '1');
+    echo 'Before the error. ';
+    trigger_error('the application gave up', E_USER_ERROR);
+}
 $user = $_SESSION['user'] ?? null;
 $_SESSION['visits'] = ($_SESSION['visits'] ?? 0) + 1;
 ?>

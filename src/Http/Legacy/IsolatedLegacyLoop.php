@@ -1,0 +1,215 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Legacy;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Lock;
+use Bobbin\Async\Semaphore;
+use Bobbin\Http\Classic\ClassicResponse;
+use Bobbin\Http\Classic\HeaderCapture;
+use Bobbin\Http\FailedRequest;
+use Bobbin\Http\RequestCancellation;
+use Bobbin\Http\RequestIds;
+use Closure;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The legacy mode's default loop: every request runs its script in a fresh process, so it
+ * starts from the state PHP-FPM gives it — whatever an earlier request declared, set, opened or
+ * registered is not there (docs/LEGACY.md, "Why nothing carries over").
+ *
+ * The worker is the parent: it holds the server (connections, keep-alive, timeouts, access log,
+ * metrics) and never runs application code. For each request it forks (in {main}, at the
+ * global scope of bin/bobbin): the child sets up the request (RequestStage), returns true from
+ * next() so bin/bobbin includes the script, and ends with ScriptProcessEnd, which sends the
+ * response back over a socket pair and leaves with _exit(). The parent reads it (ScriptChild),
+ * answers the client, reaps the child. At most $children scripts run at once; further requests
+ * wait in the gateway's queue, where a request past its deadline gets the "not done" 503.
+ */
+final class IsolatedLegacyLoop implements ScriptLoop
+{
+    private readonly Semaphore $slots;
+    private readonly WebSapiSettings $sapi;
+    private int $running = 0;
+    /** Set in a child only: how its process ends. */
+    private ?ScriptProcessEnd $end = null;
+
+    /**
+     * @param Closure(): int $onEnd the worker's clean-up once no request will come; returns its exit code
+     * @param int $children scripts running at once (--legacy-children)
+     * @param string $memoryLimit memory_limit of each script's process (--legacy-memory-limit)
+     * @param float $requestTimeout --request-timeout: a script still running past it (and the settle time) is killed
+     */
+    public function __construct(
+        private readonly string $script,
+        private readonly LegacyGateway $gateway,
+        private readonly LoggerInterface $logger,
+        private readonly Closure $onEnd,
+        private readonly int $children,
+        private readonly string $memoryLimit,
+        private readonly float $requestTimeout,
+    ) {
+        if ($children < 1) {
+            throw new \InvalidArgumentException('--legacy-children must be at least 1');
+        }
+        $this->slots = new Semaphore($children);
+        $this->sapi = WebSapiSettings::fromLoadedIni();
+        ChildProcessCalls::bind();
+        // PHP-FPM runs a script from its own directory: relative includes find their files.
+        @\chdir(\dirname($script));
+    }
+
+    /** Why this PHP cannot run the isolated legacy mode, or null when it can. */
+    public static function unsupportedBecause(): ?string
+    {
+        if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
+            return 'the legacy mode runs each request in a process of its own: it needs the pcntl and posix extensions';
+        }
+        if (!HeaderCapture::enable() || !ChildProcessCalls::bind()) {
+            return 'the legacy mode needs FFI (ffi.enable=preload or true, as PHP\'s CLI has by default) to keep the headers scripts set with header()';
+        }
+
+        return null;
+    }
+
+    public function script(): string
+    {
+        return $this->script;
+    }
+
+    /**
+     * In the worker: takes request after request and forks a process for each; returns false
+     * once the gateway is closed and every script has answered. In a child: returns true, with
+     * the stage set for its one request.
+     */
+    public function next(): bool
+    {
+        if ($this->end !== null) {
+            return false; // a child serves one request (not reached: it ends at its shutdown)
+        }
+        while (true) {
+            $slot = $this->slots->acquire();
+            $item = $this->gateway->next();
+            if ($item === null) {
+                $slot->release();
+                while ($this->running > 0) {
+                    Async::delay(0.01);
+                }
+
+                return false;
+            }
+            if ($this->fork($item, $slot)) {
+                return true;
+            }
+        }
+    }
+
+    /** In a child: the script ran to its end; PHP's shutdown ends the process (ScriptProcessEnd). */
+    public function finish(): void
+    {
+        exit(0);
+    }
+
+    /**
+     * In a child: the script threw. Thrown on, out of bin/bobbin's global scope, it is uncaught
+     * as under PHP-FPM: the script's exception handler, or PHP's fatal error (logged and shown
+     * as the ini says, a 500 when not shown).
+     */
+    public function fail(\Throwable $error): void
+    {
+        throw $error;
+    }
+
+    public function end(): int
+    {
+        InputStream::withdraw();
+
+        return ($this->onEnd)();
+    }
+
+    /** @return bool true in the child */
+    private function fork(QueuedRequest $item, Lock $slot): bool
+    {
+        $pair = @\stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        $pid = $pair === false ? -1 : \pcntl_fork();
+        if ($pair === false || $pid === -1) {
+            $slot->release();
+            if ($pair !== false) {
+                \fclose($pair[0]);
+                \fclose($pair[1]);
+            }
+            $item->response->fail(new \RuntimeException('Could not start a process for the legacy script: ' . (\error_get_last()['message'] ?? 'fork failed')));
+
+            return false;
+        }
+        if ($pid === 0) {
+            \fclose($pair[0]);
+            $this->becomeChild($item, $pair[1]);
+
+            return true;
+        }
+        \fclose($pair[1]);
+        $this->running++;
+        $hardDeadline = \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS;
+        Async::run($this->watch(...), new ScriptChild($pid, $pair[0]), $item, $slot, $hardDeadline)->ignore();
+
+        return false;
+    }
+
+    /** @param resource $socket */
+    private function becomeChild(QueuedRequest $item, $socket): void
+    {
+        $parent = \posix_getppid();
+        foreach ([\SIGTERM, \SIGINT, \SIGHUP, \SIGCHLD] as $signal) {
+            \pcntl_signal($signal, \SIG_DFL);
+        }
+        ChildProcessCalls::dieWithParent();
+        if (\posix_getppid() !== $parent) {
+            ChildProcessCalls::exitNow(0); // the parent ended before the line above
+        }
+        // The output goes to the process's own stdout, through PHP's output layer as under
+        // PHP-FPM (buffers, headers_sent(), flush()), not through the worker's capture.
+        while (\ob_get_level() > 0 && @\ob_end_clean()) {
+            // the worker's OutputCapture handler
+        }
+        if (!ChildProcessCalls::captureStdout()) {
+            ChildProcessCalls::exitNow(71); // the parent answers 500
+        }
+        \ini_set('memory_limit', $this->memoryLimit);
+        \ini_set('html_errors', $this->sapi->htmlErrors ? '1' : '0');
+        \ini_set('max_execution_time', (string) $this->sapi->maxExecutionTime);
+        RequestStage::enter($item->request);
+        if ($this->sapi->outputBuffering !== null) {
+            \ob_start(null, $this->sapi->outputBuffering);
+        }
+        $this->end = new ScriptProcessEnd($socket);
+        $this->end->arm();
+    }
+
+    private function watch(ScriptChild $child, QueuedRequest $item, Lock $slot, float $hardDeadline): void
+    {
+        $request = $item->request;
+        try {
+            $frame = $child->response(RequestCancellation::of($request), $hardDeadline);
+            $response = ClassicResponse::fromScript($frame->headerLines, $frame->status, $frame->body);
+            if ($frame->fatalError !== '') {
+                $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
+                    'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
+                    'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $frame->fatalError,
+                ]);
+                // What else the client sent on this connection is not answered by this process's
+                // end: the client is told so, and sends it again on a new one.
+                $response = $response->withHeader('Connection', 'close');
+            }
+            $item->response->complete($response);
+        } catch (\Throwable $error) {
+            $item->response->fail($error);
+        } finally {
+            $child->reap();
+            $this->running--;
+            $slot->release();
+        }
+    }
+}

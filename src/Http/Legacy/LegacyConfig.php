@@ -1,0 +1,61 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Legacy;
+
+use Closure;
+use Psr\Log\LoggerInterface;
+
+/**
+ * How `--legacy` runs its script: by default a fresh process per request (IsolatedLegacyLoop,
+ * at most $children at once per worker, each with $memoryLimit); with --legacy-shared-state,
+ * request after request in the worker itself (LegacyLoop), faster and unsafe for scripts that
+ * keep per-user state in globals.
+ */
+final readonly class LegacyConfig
+{
+    /** PHP's own default memory_limit, what a PHP-FPM child has with a stock php.ini. */
+    public const DEFAULT_MEMORY_LIMIT = '128M';
+
+    public function __construct(
+        public bool $sharedState = false,
+        public int $children = 2,
+        public string $memoryLimit = self::DEFAULT_MEMORY_LIMIT,
+    ) {
+        if ($children < 1) {
+            throw new \InvalidArgumentException('--legacy-children must be at least 1');
+        }
+        if (\preg_match('/^(-1|\d+[KMG]?)$/i', $memoryLimit) !== 1) {
+            throw new \InvalidArgumentException('--legacy-memory-limit expects a size such as 128M, or -1 for none');
+        }
+    }
+
+    /** Scripts one worker runs at once by default: about two per core over the whole server. */
+    public static function defaultChildren(int $cores, int $workers): int
+    {
+        return \max(2, \intdiv(2 * $cores + $workers - 1, \max(1, $workers)));
+    }
+
+    /** Why this PHP cannot run this mode, or null. */
+    public function unsupportedBecause(): ?string
+    {
+        return $this->sharedState ? LegacyLoop::unsupportedBecause() : IsolatedLegacyLoop::unsupportedBecause();
+    }
+
+    /**
+     * @param Closure(): int $onEnd the worker's clean-up once no request will come; returns its exit code
+     * @param (Closure(string): void)|null $onScriptExit for the shared-state loop: exit() ends the worker
+     */
+    public function loop(string $script, LegacyGateway $gateway, LoggerInterface $logger, Closure $onEnd, float $requestTimeout, ?Closure $onScriptExit = null): ScriptLoop
+    {
+        if (!$this->sharedState) {
+            return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout);
+        }
+        $loop = new LegacyLoop($script, $gateway, $logger, $onEnd, $onScriptExit);
+        // Before the server's own report: a script's exit() still sends the response it made.
+        \register_shutdown_function($loop->completeOnShutdown(...));
+
+        return $loop;
+    }
+}

@@ -1,0 +1,126 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Legacy;
+
+use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\TimeoutException;
+
+/**
+ * The parent's view of one script process (the isolated legacy mode): reads the response it
+ * sends as it ends, kills it past its deadline, reaps it.
+ *
+ * @internal used by IsolatedLegacyLoop
+ */
+final class ScriptChild
+{
+    private const CHUNK = 65536;
+    /** Seconds a child that has answered may take to be gone before it is killed. */
+    private const EXIT_GRACE = 2.0;
+
+    private string $buffer = '';
+    private ?int $status = null;
+    private bool $reaped = false;
+
+    /** @param resource $socket the parent's end of the pair */
+    public function __construct(public readonly int $pid, private $socket)
+    {
+        \stream_set_blocking($socket, false);
+    }
+
+    /**
+     * The script's response. The request's cancellation tells when it is past its deadline
+     * (a TimeoutException): the process is killed then, as it is at $hardDeadline, and the
+     * client hears that the outcome is unknown. A client that left does not stop the script: it
+     * runs to its end, as under PHP-FPM, and its response goes nowhere.
+     *
+     * @throws ScriptKilledException past the deadline
+     * @throws \RuntimeException when the process ended without a response
+     */
+    public function response(?Cancellation $cancellation, float $hardDeadline): ScriptResponseFrame
+    {
+        while (true) {
+            $expected = ScriptResponseFrame::expectedLength($this->buffer);
+            if ($expected !== null && \strlen($this->buffer) >= $expected) {
+                return ScriptResponseFrame::decode(\substr($this->buffer, 0, $expected));
+            }
+            $remaining = $hardDeadline - \microtime(true);
+            if ($remaining <= 0.0) {
+                $this->kill();
+
+                throw new ScriptKilledException('The script was still running past --request-timeout; its process was killed');
+            }
+            try {
+                Async::awaitReadable($this->socket, $remaining, $cancellation);
+            } catch (CancelledException $cancelled) {
+                if ($cancellation !== null && $cancellation->isRequested() && !$cancelled instanceof TimeoutException) {
+                    $cancellation = null; // the client left
+
+                    continue;
+                }
+                $this->kill();
+
+                throw new ScriptKilledException('The script was still running past --request-timeout; its process was killed', 0, $cancelled);
+            }
+            $chunk = @\fread($this->socket, self::CHUNK);
+            if ($chunk === false || $chunk === '') {
+                if (\feof($this->socket) || $chunk === false) {
+                    $status = $this->reap();
+
+                    throw new \RuntimeException(\sprintf('The script\'s process ended without a response (%s)', self::describe($status)));
+                }
+
+                continue;
+            }
+            $this->buffer .= $chunk;
+        }
+    }
+
+    /** Waits (without blocking the loop) for the process to be gone; its wait status, null if unknown. */
+    public function reap(): ?int
+    {
+        if ($this->reaped) {
+            return $this->status;
+        }
+        $delay = 0.0005;
+        $waited = 0.0;
+        while (true) {
+            $result = \pcntl_waitpid($this->pid, $status, \WNOHANG);
+            if ($result === $this->pid || $result === -1) {
+                // -1: reaped elsewhere (a process-wide waitpid of the same process)
+                $this->reaped = true;
+                $this->status = $result === -1 ? null : $status;
+                if (\is_resource($this->socket)) {
+                    \fclose($this->socket);
+                }
+
+                return $this->status;
+            }
+            if ($waited >= self::EXIT_GRACE) {
+                $this->kill();
+            }
+            Async::delay($delay);
+            $waited += $delay;
+            $delay = \min(0.05, $delay * 2);
+        }
+    }
+
+    private function kill(): void
+    {
+        if (!$this->reaped) {
+            \posix_kill($this->pid, \SIGKILL);
+        }
+    }
+
+    private static function describe(?int $status): string
+    {
+        return match (true) {
+            $status === null => 'its status is unknown',
+            \pcntl_wifsignaled($status) => 'killed by signal ' . \pcntl_wtermsig($status),
+            default => 'exit code ' . \pcntl_wexitstatus($status),
+        };
+    }
+}

@@ -1,0 +1,81 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Legacy;
+
+/**
+ * The response a script's process hands its parent (the isolated legacy mode): one frame over
+ * a socket pair, written once by the child as it ends. Pure.
+ *
+ * An 8-byte length of the rest, then the status (2 bytes), the number of header lines (4
+ * bytes), each line with its 4-byte length, the fatal error's message with its 4-byte length
+ * ('' when the script ended without one), and the body (what remains).
+ */
+final readonly class ScriptResponseFrame
+{
+    /**
+     * @param list<string> $headerLines "Name: value", as headers_list() gives them
+     * @param string $fatalError the fatal error that ended the script ('' for none)
+     */
+    public function __construct(
+        public int $status,
+        public array $headerLines,
+        public string $body,
+        public string $fatalError = '',
+    ) {
+    }
+
+    public function encode(): string
+    {
+        $payload = \pack('nN', $this->status, \count($this->headerLines));
+        foreach ([...$this->headerLines, $this->fatalError] as $piece) {
+            $payload .= \pack('N', \strlen($piece)) . $piece;
+        }
+        $payload .= $this->body;
+
+        return \pack('J', \strlen($payload)) . $payload;
+    }
+
+    /**
+     * How many bytes the frame starting $buffer has in all (its length prefix included), or null
+     * while fewer than the 8 bytes of the prefix have arrived.
+     */
+    public static function expectedLength(string $buffer): ?int
+    {
+        if (\strlen($buffer) < 8) {
+            return null;
+        }
+        $length = \unpack('J', $buffer, 0);
+
+        return 8 + (int) ($length[1] ?? 0);
+    }
+
+    /** @throws \UnexpectedValueException for bytes that are not one whole frame */
+    public static function decode(string $frame): self
+    {
+        $length = self::expectedLength($frame);
+        if ($length === null || $length !== \strlen($frame) || $length < 8 + 6) {
+            throw new \UnexpectedValueException('An incomplete response frame from the script\'s process');
+        }
+        $head = \unpack('nstatus/Ncount', $frame, 8);
+        if ($head === false) {
+            throw new \UnexpectedValueException('An unreadable response frame from the script\'s process');
+        }
+        $offset = 8 + 6;
+        $lines = [];
+        for ($i = 0; $i <= $head['count']; $i++) {
+            $size = \unpack('N', $frame, $offset);
+            $size = (int) ($size[1] ?? -1);
+            if ($size < 0 || $offset + 4 + $size > $length) {
+                throw new \UnexpectedValueException('A header line runs past the end of the response frame');
+            }
+            $lines[] = \substr($frame, $offset + 4, $size);
+            $offset += 4 + $size;
+        }
+
+        $fatalError = (string) \array_pop($lines);
+
+        return new self((int) $head['status'], $lines, \substr($frame, $offset), $fatalError);
+    }
+}
