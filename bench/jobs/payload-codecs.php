@@ -6,13 +6,16 @@ declare(strict_types=1);
  * A microbenchmark (seconds, not a bench run) behind the choice in docs/JOBS.md "Authenticated
  * tasks": what decoding the jobs benchmark's payloads costs with unserialize() as it was, with
  * unserialize() limited to the declared classes, and with formats that cannot make objects at
- * all (JSON, the MessagePack codec of src/MessagePack) — and what the HMAC of each costs.
+ * all (JSON, the MessagePack codec of src/MessagePack) — and what signing and verifying each
+ * costs (JobSigner, and hash_hmac() for comparison).
  *
  *   php bench/jobs/payload-codecs.php
  */
 
 use Bobbin\Apps\Aircraft\Chart\FleetChartTask;
 use Bobbin\Bench\Jobs\EmptyTask;
+use Bobbin\Jobs\Security\JobKeys;
+use Bobbin\Jobs\Security\JobSigner;
 use Bobbin\MessagePack\Decoder;
 use Bobbin\MessagePack\Encoder;
 
@@ -38,6 +41,7 @@ $cases = [
     ['2,000 rows result', $rows, $rows, []],
 ];
 $key = \random_bytes(32);
+$signer = new JobSigner(new JobKeys($key));
 $msgpackEncoder = new Encoder();
 $msgpackDecoder = new Decoder();
 
@@ -56,8 +60,8 @@ $time = static function (\Closure $work, int $iterations): float {
     return $rounds[3];
 };
 
-echo "| payload | bytes (serialize) | unserialize() | unserialize(allowed_classes) | json_decode | MessagePack decode | HMAC-SHA256 sign + verify |\n";
-echo "|---|---:|---:|---:|---:|---:|---:|\n";
+echo "| payload | bytes (serialize) | unserialize() | unserialize(allowed_classes) | json_decode | MessagePack decode | JobSigner seal + open | hash_hmac() twice |\n";
+echo "|---|---:|---:|---:|---:|---:|---:|---:|\n";
 foreach ($cases as [$label, $value, $plain, $allowed]) {
     $serialized = \serialize($value);
     $json = \json_encode(\is_string($plain) ? \base64_encode($plain) : $plain, \JSON_THROW_ON_ERROR);
@@ -65,13 +69,14 @@ foreach ($cases as [$label, $value, $plain, $allowed]) {
     $iterations = \strlen($serialized) > 10_000 ? 300 : 20_000;
     $us = static fn (float $ns): string => \sprintf('%.2f µs', $ns / 1000);
     echo \sprintf(
-        "| %s | %d | %s | %s | %s | %s | %s |\n",
+        "| %s | %d | %s | %s | %s | %s | %s | %s |\n",
         $label,
         \strlen($serialized),
         $us($time(static fn () => \unserialize($serialized), $iterations)),
         $us($time(static fn () => \unserialize($serialized, ['allowed_classes' => $allowed]), $iterations)),
         $us($time(static fn () => \is_string($plain) ? \base64_decode((string) \json_decode($json)) : \json_decode($json, true), $iterations)),
         $us($time(static fn () => $msgpackDecoder->decode($msgpack), $iterations)),
+        $us($time(static fn () => $signer->openTask($signer->sealTask($serialized, '_INBOX.x.1', 1e10), '_INBOX.x.1'), $iterations)),
         $us($time(static fn () => \hash_equals(\hash_hmac('sha256', $serialized, $key, true), \hash_hmac('sha256', $serialized, $key, true)), $iterations)),
     );
 }

@@ -101,7 +101,7 @@ final class RemoteJobServer
                     try {
                         $this->held[$this->signer->openCancel($cancel->payload)]?->withdraw->cancel();
                     } catch (JobAuthenticationException $refused) {
-                        Refusals::shared()->record($refused, 'a cancel on ' . $cancel->subject, self::sourceOf($cancel));
+                        Refusals::shared()->record($refused, 'a cancel on ' . $cancel->subject, self::sourceOf($cancel->subject, $cancel->replyTo));
                     }
                 }
             } catch (CancelledException | SubscriptionClosedException) {
@@ -250,7 +250,7 @@ final class RemoteJobServer
     {
         $this->taken++;
         $replyTo = $message->header('Bobbin-Reply');
-        $task = $this->openTask($message->message, (string) $replyTo);
+        $task = $this->openTask($message->message, (string) $replyTo, durable: true);
         if ($task === null || $task->idempotencyKey === null) {
             $message->term(); // it would be refused on every delivery
 
@@ -317,12 +317,12 @@ final class RemoteJobServer
      * The task in $message once its signature (for $replyTo) checks out and it decodes; null when
      * it does not: counted, logged once per source, and never answered (anyone may have sent it).
      */
-    private function openTask(Message $message, string $replyTo): ?EncodedTask
+    private function openTask(Message $message, string $replyTo, bool $durable = false): ?EncodedTask
     {
         try {
             return RemoteWire::decodeTask($this->signer->openTask($message->payload, $replyTo));
         } catch (JobAuthenticationException $refused) {
-            Refusals::shared()->record($refused, 'a task on ' . $message->subject, self::sourceOf($message));
+            Refusals::shared()->record($refused, 'a task on ' . $message->subject, self::sourceOf($message->subject, $durable ? $replyTo : $message->replyTo));
         } catch (JobProtocolException $malformed) {
             // Signed by a holder of the key, yet malformed: a bug or another version, not an attack.
             $this->logger->error('A signed task on {subject} is malformed: {error}', ['subject' => $message->subject, 'error' => $malformed->getMessage()]);
@@ -331,12 +331,15 @@ final class RemoteJobServer
         return null;
     }
 
-    /** Who sent $message, as far as NATS tells: the inbox prefix of its reply subject names the caller's connection. */
-    private static function sourceOf(Message $message): string
+    /**
+     * Who sent a message, as far as NATS tells: the inbox prefix of the subject its answers go
+     * to names the caller's connection (for a durable task that is its Bobbin-Reply header: its
+     * own reply subject is JetStream's ack).
+     */
+    private static function sourceOf(string $subject, ?string $reply): string
     {
-        $reply = $message->replyTo ?? $message->headers?->get('Bobbin-Reply');
         if ($reply === null || $reply === '') {
-            return 'a publisher on ' . $message->subject . ' (no reply subject)';
+            return 'a publisher on ' . $subject . ' (no reply subject)';
         }
         $cut = \strrpos($reply, '.');
 

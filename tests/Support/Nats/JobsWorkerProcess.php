@@ -23,6 +23,8 @@ final class JobsWorkerProcess
     public readonly int $pid;
     private readonly string $log;
     private bool $killed = false;
+    /** The log as it was when stop() removed its file. */
+    private ?string $finalLog = null;
 
     /** @param list<string> $options further options of jobs-worker */
     public function __construct(public readonly string $transport, array $options = [])
@@ -80,7 +82,7 @@ final class JobsWorkerProcess
 
     public function log(): string
     {
-        return (string) @\file_get_contents($this->log);
+        return $this->finalLog ?? (string) @\file_get_contents($this->log);
     }
 
     /** @return list<int> the pids of its job workers (grandchildren, through its JobMaster) */
@@ -119,6 +121,7 @@ final class JobsWorkerProcess
         self::killAll($workers);
         $this->killed = true;
         @\proc_close($this->process);
+        $this->finalLog = $this->log();
         @\unlink($this->log);
 
         return $status['exitcode'];
