@@ -32,6 +32,7 @@ use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\ConnectionConfig;
 use Bobbin\Process\JobMaster;
+use Bobbin\Jobs\Security\JobKeys;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Http\StderrLogger;
 
@@ -134,6 +135,7 @@ if ($master !== null) {
     // Two jobs-workers: the default prefetch (a slot per job worker more: 2 × job workers slots),
     // and one with 16 slots, as many as tasks in flight (the local pool queues them in its socket's backlog).
     $remotes = [];
+    $key = \base64_encode(\random_bytes(36)); // the jobs key of this run, shared with the jobs-workers through their environment
     foreach (['NATS' => $jobWorkers, 'NATS, 16 slots' => \max(0, 16 - $jobWorkers)] as $name => $prefetch) {
         $transport = $url . '?subject=bench.jobs.' . \bin2hex(\random_bytes(4));
         $log = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-bench-nats-');
@@ -141,6 +143,8 @@ if ($master !== null) {
             [\PHP_BINARY, "$root/bin/bobbin", 'jobs-worker', '--transport=' . $transport, '--job-workers=' . $jobWorkers, '--prefetch=' . $prefetch, '--job-bootstrap=' . $bootstrap, '--durable-slots=0'],
             [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $log, 'w']],
             $pipes,
+            null,
+            ['BOBBIN_JOBS_KEY' => $key] + \getenv(),
         );
         \assert(\is_resource($process));
         $remotes[$name] = [$process, (int) \proc_get_status($process)['pid'], $log, $transport];
@@ -154,10 +158,10 @@ if ($master !== null) {
         }
         $config = new JobsConfig(64, 10.0, 60.0);
         $sides = [
-            'local pool' => Jobs::localPool($pool->socketPath, $config),
+            'local pool' => Jobs::localPool($pool->socketPath, $pool->keys, $config),
         ];
         foreach ($remotes as $name => [, , , $transport]) {
-            $sides[$name] = Jobs::nats(NatsJobsConfig::fromUrl($transport), $config);
+            $sides[$name] = Jobs::nats(NatsJobsConfig::fromUrl($transport), new JobKeys($key), $config);
         }
         foreach ($sides as $jobs) {
             $jobs->map((static function () {

@@ -13,6 +13,7 @@ use Bobbin\Jobs\JobsConfig;
 use Bobbin\Jobs\Local\LocalPoolTransport;
 use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Jobs\Nats\RemoteJobServer;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\NatsException;
 use Bobbin\Platform\ByteSize;
@@ -34,6 +35,7 @@ final class JobsWorkerCommand
 {
     private const OPTIONS = [
         'transport' => 'nats://[user:password@]host:port[?subject=…&heartbeat=…] of the NATS server the tasks come through (required)',
+        'jobs-key-file' => JobKeysOption::HELP . ' (required, here or in BOBBIN_JOBS_KEY)',
         'job-workers' => 'job worker processes (default: the number of cores)',
         'job-bootstrap' => 'PHP file each job worker requires once before its first task: the application\'s autoloader and services',
         'prefetch' => 'awaited tasks held beyond the job workers, queued here (default: the number of job workers)',
@@ -77,6 +79,7 @@ final class JobsWorkerCommand
         } catch (\InvalidArgumentException | \ValueError $error) {
             throw new UsageException('--transport: ' . $error->getMessage());
         }
+        $keys = JobKeysOption::require($options['jobs-key-file'] ?? (\getenv('BOBBIN_JOBS_KEY_FILE') ?: ''), '--transport');
         if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
             throw new UsageException('jobs-worker needs the pcntl and posix extensions');
         }
@@ -101,6 +104,7 @@ final class JobsWorkerCommand
         $pidFile = $options['pid-file'] ?? '';
         \ini_set('memory_limit', $memoryLimit);
         $logger = new RateLimitedLogger(new StderrLogger($options['log-level'] ?? LogLevel::INFO, $this->stderr));
+        Refusals::shared()->useLogger($logger);
         try {
             // Forked before this process opens its NATS connection: no job worker holds a copy of it.
             $master = JobMaster::start($pool, $logger);
@@ -118,8 +122,10 @@ final class JobsWorkerCommand
             });
             $server = new RemoteJobServer(
                 $connection,
-                new LocalPoolTransport($pool->socketPath, $pool->client->maxPayload),
+                // Between this process and its job workers the pool's own key signs (made now, inherited by fork()).
+                new LocalPoolTransport($pool->socketPath, $pool->keys, $pool->client->maxPayload),
                 $nats,
+                $keys,
                 $workers + self::number($options, 'prefetch', $workers, 0),
                 self::number($options, 'durable-slots', $workers, 0),
                 $logger,
@@ -155,7 +161,7 @@ final class JobsWorkerCommand
                 Signals::off($id);
             }
             $connection->close();
-            $logger->info('Stopped after {n} tasks', ['n' => $server->taken]);
+            $logger->info('Stopped after {n} tasks; {refused} messages refused', ['n' => $server->taken, 'refused' => Refusals::shared()->total()]);
         } finally {
             $master->stop(5.0);
             if ($pidFile !== '') {

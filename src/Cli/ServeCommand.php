@@ -77,6 +77,7 @@ final class ServeCommand
         'job-max-memory' => ['string', '0', 'a job worker is replaced once its PHP heap exceeds this many bytes after a task, e.g. 256M (0: never)'],
         'job-socket' => ['string', '', 'unix socket the job workers accept tasks on (default: jobs.sock in a new private directory under the temp dir)'],
         'job-nice' => ['int', '0', 'added to the job workers\' niceness (0..19): the kernel prefers the HTTP workers when both want a CPU'],
+        'jobs-key-file' => ['string', '', JobKeysOption::HELP],
         'jobs-transport' => ['string', 'local', 'where tasks run: local (job workers beside the HTTP workers) or nats://host:port (bin/bobbin jobs-worker processes on any host; no local job workers; docs/JOBS.md)'],
     ];
 
@@ -308,6 +309,7 @@ final class ServeCommand
             self::seconds('job-queue-wait', $options['job-queue-wait'] ?? 10),
             self::seconds('job-timeout', $options['job-timeout'] ?? 60),
         );
+        $keys = JobKeysOption::read((string) ($options['jobs-key-file'] ?? ''));
         try {
             return JobPoolConfig::create(
                 $workers,
@@ -316,6 +318,7 @@ final class ServeCommand
                 $client,
                 new RecycleLimits(self::wholeNumber('job-max-tasks', $options['job-max-tasks'] ?? 0, 0), $maxMemory),
                 nice: self::wholeNumber('job-nice', $options['job-nice'] ?? 0, 0),
+                keys: $keys,
             );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
@@ -343,7 +346,8 @@ final class ServeCommand
         } catch (\InvalidArgumentException | \ValueError $error) {
             throw new UsageException('--jobs-transport: ' . $error->getMessage());
         }
-        Jobs::install(Jobs::nats($nats, new JobsConfig(
+        $keys = JobKeysOption::require((string) ($options['jobs-key-file'] ?? ''), '--jobs-transport');
+        Jobs::install(Jobs::nats($nats, $keys, new JobsConfig(
             self::wholeNumber('job-queue', $options['job-queue'] ?? 64, 1),
             self::seconds('job-queue-wait', $options['job-queue-wait'] ?? 10),
             self::seconds('job-timeout', $options['job-timeout'] ?? 60),
@@ -371,7 +375,7 @@ final class ServeCommand
         } catch (MasterFailedException $failure) {
             throw new StartupException($failure->getMessage(), 0, $failure);
         }
-        Jobs::install(Jobs::localPool($pool->socketPath, $pool->client));
+        Jobs::install(Jobs::localPool($pool->socketPath, $pool->keys, $pool->client));
 
         return $master;
     }

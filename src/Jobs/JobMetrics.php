@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Jobs;
 
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Metrics\Collector;
 use Bobbin\Metrics\MetricFamily;
 use Bobbin\Metrics\MetricType;
@@ -34,6 +35,12 @@ final class JobMetrics implements Collector
             [['outcome' => 'rejected'], (float) $s->rejected],
             [['outcome' => 'unavailable'], (float) $s->unavailable],
         ]);
+        yield new MetricFamily(
+            'bobbin_jobs_refused_messages_total',
+            MetricType::Counter,
+            'Job messages (tasks, results, answers) refused unread: unsigned, signed with an unknown key, a bad signature, or past their deadline',
+            \array_map(static fn (string $reason, int $count): array => [['reason' => $reason], (float) $count], \array_keys($refused = Refusals::shared()->counts()), $refused),
+        );
         yield new MetricFamily('bobbin_jobs_queue_seconds_total', MetricType::Counter, 'Seconds tasks waited from submit() until a job worker took them, summed', [[[], $s->queueSeconds]]);
         yield new MetricFamily('bobbin_jobs_run_seconds_total', MetricType::Counter, 'Seconds tasks ran in job workers, summed', [[[], $s->runSeconds]]);
         yield new MetricFamily('bobbin_jobs_max_queue_seconds', MetricType::Gauge, 'The longest a task waited for a job worker since the process started', [[[], $s->maxQueueSeconds]], true);

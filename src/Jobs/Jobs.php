@@ -13,12 +13,14 @@ use Bobbin\Async\Lock;
 use Bobbin\Async\Semaphore;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Jobs\Execution\TaskEncoder;
+use Bobbin\Jobs\Execution\TaskRunner;
 use Bobbin\Jobs\Internal\JobCounters;
 use Bobbin\Jobs\Internal\TaskEnd;
 use Bobbin\Jobs\Internal\TaskTicket;
 use Bobbin\Jobs\Local\LocalPoolTransport;
 use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Jobs\Nats\NatsTransport;
+use Bobbin\Jobs\Security\JobKeys;
 use Bobbin\Jobs\Transport\InProcessTransport;
 use Bobbin\Jobs\Transport\JobTransport;
 use Bobbin\Jobs\Wire\EncodedTask;
@@ -63,16 +65,19 @@ final class Jobs
         return new self(new InProcessTransport(), $config);
     }
 
-    /** Job workers listening on the unix socket at $socketPath (bin/bobbin serve --job-workers). */
-    public static function localPool(string $socketPath, JobsConfig $config = new JobsConfig()): self
+    /**
+     * Job workers listening on the unix socket at $socketPath (bin/bobbin serve --job-workers),
+     * with the pool's keys (made at the server's start, inherited by fork()).
+     */
+    public static function localPool(string $socketPath, JobKeys $keys, JobsConfig $config = new JobsConfig()): self
     {
-        return new self(new LocalPoolTransport($socketPath, $config->maxPayload), $config);
+        return new self(new LocalPoolTransport($socketPath, $keys, $config->maxPayload), $config);
     }
 
-    /** Job workers on any host, over NATS (bin/bobbin jobs-worker; --jobs-transport=nats://…). */
-    public static function nats(NatsJobsConfig $nats, JobsConfig $config = new JobsConfig()): self
+    /** Job workers on any host, over NATS (bin/bobbin jobs-worker; --jobs-transport=nats://…), with the keys every host shares. */
+    public static function nats(NatsJobsConfig $nats, JobKeys $keys, JobsConfig $config = new JobsConfig()): self
     {
-        return new self(new NatsTransport($nats), $config);
+        return new self(new NatsTransport($nats, $keys), $config);
     }
 
     /**
@@ -162,13 +167,12 @@ final class Jobs
             throw new TaskFailedException($encoded->class, $outcome->error);
         }
         $ticket->ended(TaskEnd::Completed, $outcome->runSeconds);
-        $serialized = (string) $outcome->result;
-        $result = @\unserialize($serialized);
-        if ($result === false && $serialized !== 'b:0;') {
-            throw new JobProtocolException(\sprintf('The result of %s could not be unserialized', $encoded->class));
+        try {
+            // The bytes were authenticated by the transport; only what the task declares may be made of them.
+            return TaskRunner::unserializeResult($encoded->class, (string) $outcome->result);
+        } catch (\UnexpectedValueException $error) {
+            throw new JobProtocolException($error->getMessage(), 0, $error);
         }
-
-        return $result;
     }
 
     /** @throws JobQueueFullException|CancelledException */

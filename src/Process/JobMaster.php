@@ -14,8 +14,9 @@ use Psr\Log\LoggerInterface;
  * connections (a copy would keep a closed connection open for its client).
  *
  * It leaves the terminal's process group (Ctrl-C stops the serving process, which drains while
- * the job workers go on finishing its tasks), and it stops when the serving process says so or
- * is gone.
+ * the job workers go on finishing its tasks), and it stops when the serving process says so —
+ * or, at once, killing the tasks in hand, when the serving process is gone (kill -9, the OOM
+ * killer): nobody is left to receive their results.
  */
 final class JobMaster
 {
@@ -120,7 +121,12 @@ final class JobMaster
             }
             if (\is_resource($parent) && \in_array($parent, $read, true) && self::isClosed($parent)) {
                 \fclose($parent);
-                $supervisor->stop(5.0); // the serving process is gone: nobody will ask for a task again
+                // The serving process (or jobs-worker) died without stopping us: it was the only
+                // caller of these job workers, so no result of theirs can reach anyone, and a
+                // durable task runs again elsewhere. Kill the tasks in hand now rather than let
+                // orphans finish them (a stop closes this channel only after SIGTERM and our exit).
+                $logger->warning('The process the job workers served is gone; killing the tasks in hand, which nobody can receive');
+                $supervisor->stop(0.0);
             }
             while (($signal = \pcntl_sigtimedwait(self::SIGNALS, $info, 0, 0)) > 0) {
                 if ($signal === \SIGTERM || $signal === \SIGINT) {

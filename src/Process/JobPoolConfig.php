@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 use Bobbin\Jobs\JobsConfig;
+use Bobbin\Jobs\Security\JobKeys;
 
 /** The job workers beside the HTTP workers (--job-workers and friends), fixed at start. */
 final readonly class JobPoolConfig
@@ -27,6 +28,8 @@ final readonly class JobPoolConfig
         public float $statsInterval,
         /** Added to the job workers' niceness: the kernel then prefers the HTTP workers when both want a CPU. */
         public int $nice,
+        /** Sign every task and answer on the socket; made at start unless the operator gave some (--jobs-key-file), reaching every worker by fork(). */
+        public JobKeys $keys,
     ) {
     }
 
@@ -40,6 +43,7 @@ final readonly class JobPoolConfig
         float $bootTimeout = 60.0,
         float $statsInterval = 1.0,
         int $nice = 0,
+        ?JobKeys $keys = null,
     ): self {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--job-workers must be at least 1 for a pool (0: tasks run in-process)');
@@ -60,6 +64,6 @@ final readonly class JobPoolConfig
             throw new \InvalidArgumentException(\sprintf('--job-socket %s is longer than a unix socket path may be (107 bytes)', $socketPath));
         }
 
-        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice);
+        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice, $keys ?? JobKeys::generate());
     }
 }

@@ -6,8 +6,8 @@ namespace Bobbin\Process;
 
 /**
  * The unix socket every job worker accepts tasks on: made in a private directory (or at
- * --job-socket) readable by this user only, since whoever can connect can have a job worker
- * unserialize what it sends.
+ * --job-socket) that only this user can connect to (mode 0600). The tasks on it are signed
+ * besides (a key made at each start), so reaching the socket is not enough to run anything.
  */
 final class JobSocket
 {
@@ -37,7 +37,13 @@ final class JobSocket
             @\unlink($path); // left by a pool that ended without cleaning up
         }
         $context = \stream_context_create(['socket' => ['backlog' => self::BACKLOG]]);
-        $listener = @\stream_socket_server('unix://' . $path, $errno, $errstr, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
+        // Made 0600 from the start: a chmod() after bind() would leave a moment in which others could connect.
+        $umask = \umask(0o077);
+        try {
+            $listener = @\stream_socket_server('unix://' . $path, $errno, $errstr, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
+        } finally {
+            \umask($umask);
+        }
         if ($listener === false) {
             if ($config->ownsDirectory) {
                 @\rmdir(\dirname($path));

@@ -8,6 +8,7 @@ use Bobbin\Platform\ByteSize;
 use Bobbin\Async\Async;
 use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\Local\TaskServer;
+use Bobbin\Jobs\Security\Refusals;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -58,6 +59,7 @@ final class JobWorker
         Async::startFreshLoop();
         // A task that submits tasks runs them here: a job worker waiting for the pool could wait for itself.
         Jobs::install(Jobs::inProcess());
+        Refusals::shared()->useLogger($this->logger);
         OpcacheRefresh::invalidateChangedScripts();
         $reserve = \str_repeat("\0", self::RESERVE_BYTES);
         \register_shutdown_function(function () use (&$reserve): void {
@@ -67,7 +69,7 @@ final class JobWorker
         if (!$this->bootstrap()) {
             return 1;
         }
-        $server = $this->server = new TaskServer($this->listener, $this->config->client->maxPayload);
+        $server = $this->server = new TaskServer($this->listener, $this->config->keys, $this->config->client->maxPayload, socketName: 'unix:' . $this->config->socketPath);
         $this->ready = true;
         $this->channel->send(WorkerMessage::ready());
         $this->report();

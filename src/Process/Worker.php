@@ -14,6 +14,7 @@ use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Server;
 use Bobbin\Jobs\JobMetrics;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Leaks\LeakDetectingHandler;
 use Bobbin\Leaks\LeakReporter;
 use Bobbin\Metrics\ProcessCollector;
@@ -166,9 +167,10 @@ final class Worker
     /** Before the application loads: the tasks it submits go to the master's job workers (Jobs::shared()). */
     private function installJobs(): void
     {
+        Refusals::shared()->useLogger($this->logger); // a refused reply is told once per job worker, in this worker's log
         $jobs = $this->config->jobs;
         if ($jobs !== null) {
-            Jobs::install(Jobs::localPool($jobs->socketPath, $jobs->client));
+            Jobs::install(Jobs::localPool($jobs->socketPath, $jobs->keys, $jobs->client));
         }
     }
 

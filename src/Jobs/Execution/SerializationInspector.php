@@ -18,20 +18,32 @@ final class SerializationInspector
 {
     /** @var array<string, bool> by class: whether serialize() itself must be asked (engineDecides()) */
     private static array $engineDecides = [];
+    /** @var list<string>|null during one findProblem() call */
+    private static ?array $allowed = null;
+    private static string $taskClass = '';
 
     private function __construct()
     {
     }
 
     /**
+     * @param list<string>|null $allowedClasses the classes whose objects may travel (enums always
+     *        may); null: any class
+     * @param string $taskClass the task whose declaration (#[Carries]) $allowedClasses is, for the message
      * @return array{string, string}|null [where, what is wrong] for the first value that cannot
-     *         be serialized, or null when everything can
+     *         be serialized (or is of a class not allowed), or null when everything can
      */
-    public static function findProblem(mixed $value, string $root): ?array
+    public static function findProblem(mixed $value, string $root, ?array $allowedClasses = null, string $taskClass = ''): ?array
     {
         $seen = [];
-
-        return self::visit($value, $root, $seen);
+        $outer = [self::$allowed, self::$taskClass]; // a __serialize() may submit a task of its own
+        self::$allowed = $allowedClasses;
+        self::$taskClass = $taskClass;
+        try {
+            return self::visit($value, $root, $seen);
+        } finally {
+            [self::$allowed, self::$taskClass] = $outer;
+        }
     }
 
     /**
@@ -73,6 +85,15 @@ final class SerializationInspector
         $class = $value::class;
         if (\str_contains($class, '@anonymous')) {
             return [$path, 'is an object of an anonymous class'];
+        }
+        if (self::$allowed !== null && !CarriedClasses::allows(self::$allowed, $value)) {
+            return [$path, \sprintf(
+                'is an object of %s, which %s does not declare it may carry: add #[\\Bobbin\\Jobs\\Carries(\\%s::class)] to %s',
+                $class,
+                self::$taskClass,
+                $class,
+                self::$taskClass,
+            )];
         }
         if (\method_exists($value, '__serialize')) {
             return self::visitProperties($value->__serialize(), $path, $seen);

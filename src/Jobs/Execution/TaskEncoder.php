@@ -24,7 +24,7 @@ final class TaskEncoder
     public static function encode(Task $task, float $defaultTimeLimit): EncodedTask
     {
         $class = $task::class;
-        $problem = SerializationInspector::findProblem($task, $class);
+        $problem = SerializationInspector::findProblem($task, $class, [$class, ...CarriedClasses::of($class)], $class);
         if ($problem !== null) {
             throw new TaskNotSerializableException($class, $problem[0], $problem[1]);
         }

@@ -8,8 +8,12 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
+use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\JobTimeoutException;
 use Bobbin\Jobs\JobWorkerCrashedException;
+use Bobbin\Jobs\Security\JobAuthenticationException;
+use Bobbin\Jobs\Security\JobSigner;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Jobs\Transport\TaskObserver;
 use Bobbin\Jobs\Wire\EncodedTask;
 use Bobbin\Jobs\Wire\FrameDecoder;
@@ -40,6 +44,8 @@ final class TaskCall
         private readonly StreamWatcher $watcher,
         private readonly EncodedTask $task,
         int $maxPayload,
+        private readonly JobSigner $signer,
+        private readonly string $socketPath,
     ) {
         // A result frame carries the run time and kind before the payload.
         $this->decoder = new FrameDecoder($maxPayload + 64);
@@ -52,7 +58,7 @@ final class TaskCall
         $this->awaitReply($cancellation);
         while (true) {
             while (($payload = $this->decoder->next()) !== null) {
-                $reply = JobWire::decodeReply($payload);
+                $reply = JobWire::decodeReply($this->open($payload));
                 switch ($reply->kind) {
                     case ReplyKind::Started:
                         $this->workerPid = $reply->workerPid;
@@ -77,6 +83,18 @@ final class TaskCall
             if (!$this->read()) {
                 $this->awaitReply($cancellation);
             }
+        }
+    }
+
+    /** A reply's body once its signature for this task checks out. */
+    private function open(string $payload): string
+    {
+        try {
+            return $this->signer->openReply($this->task->id, $payload);
+        } catch (JobAuthenticationException $refused) {
+            $source = $this->workerPid > 0 ? \sprintf('job worker %d on %s', $this->workerPid, $this->socketPath) : 'the job socket ' . $this->socketPath;
+            Refusals::shared()->record($refused, 'a reply about ' . $this->task->class, $source);
+            throw new JobProtocolException(\sprintf('A reply about %s from %s was refused: %s', $this->task->class, $source, $refused->getMessage()), 0, $refused);
         }
     }
 

@@ -6,6 +6,10 @@ namespace Bobbin\Jobs\Local;
 
 use Bobbin\Jobs\Execution\TaskRunner;
 use Bobbin\Jobs\JobProtocolException;
+use Bobbin\Jobs\Security\JobAuthenticationException;
+use Bobbin\Jobs\Security\JobKeys;
+use Bobbin\Jobs\Security\JobSigner;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Jobs\Wire\EncodedTask;
 use Bobbin\Jobs\Wire\FrameDecoder;
 use Bobbin\Jobs\Wire\JobWire;
@@ -25,19 +29,25 @@ final class TaskServer
     private const ALARM_GRACE_SECONDS = 2;
     private const READ_BYTES = 1 << 20;
 
+    /** Seconds a reply stays valid: its caller reads it at once. */
+    private const REPLY_VALIDITY_SECONDS = 300.0;
+
     private readonly TaskRunner $runner;
+    private readonly JobSigner $signer;
     private readonly int $pid;
     /** @var resource|null the connection of the task running now */
     private $current = null;
-    private string $currentClass = '';
+    private ?EncodedTask $currentTask = null;
 
     /**
      * @param resource $listener the pool's listening socket, non-blocking, shared by every job worker
+     * @param JobKeys $keys the pool's: a task not signed with them is refused unread
      * @param float $ioTimeout seconds a caller may take to send its task or read the answer
      */
-    public function __construct(private $listener, private readonly int $maxPayload, private readonly float $ioTimeout = 30.0)
+    public function __construct(private $listener, JobKeys $keys, private readonly int $maxPayload, private readonly float $ioTimeout = 30.0, private readonly string $socketName = 'the job socket')
     {
         $this->runner = new TaskRunner();
+        $this->signer = new JobSigner($keys);
         $this->pid = (int) \getmypid();
     }
 
@@ -63,7 +73,7 @@ final class TaskServer
     /** The class of the task running now, '' between tasks. */
     public function runningTask(): string
     {
-        return $this->current === null ? '' : $this->currentClass;
+        return $this->current === null || $this->currentTask === null ? '' : $this->currentTask->class;
     }
 
     /**
@@ -72,8 +82,8 @@ final class TaskServer
      */
     public function reportCrash(string $reason): void
     {
-        if ($this->current !== null) {
-            $this->write($this->current, JobWire::crashedFrame($reason));
+        if ($this->current !== null && $this->currentTask !== null) {
+            $this->write($this->current, $this->reply($this->currentTask, JobWire::crashed($reason)));
         }
     }
 
@@ -85,11 +95,11 @@ final class TaskServer
         if ($task === null || $this->abandoned($connection)) {
             return false;
         }
-        if (!$this->write($connection, JobWire::startedFrame($this->pid))) {
+        if (!$this->write($connection, $this->reply($task, JobWire::started($this->pid)))) {
             return false;
         }
         $this->current = $connection;
-        $this->currentClass = $task->class;
+        $this->currentTask = $task;
         $alarm = $task->timeLimit > 0 ? (int) \ceil($task->timeLimit) + self::ALARM_GRACE_SECONDS : 0;
         if ($alarm > 0) {
             \pcntl_alarm($alarm);
@@ -100,7 +110,7 @@ final class TaskServer
         }
         $this->current = null;
         // A caller that left meanwhile makes this write fail: the result is dropped, nothing else.
-        $this->write($connection, JobWire::outcomeFrame($outcome));
+        $this->write($connection, $this->reply($task, JobWire::outcome($outcome)));
 
         return true;
     }
@@ -118,7 +128,12 @@ final class TaskServer
                 $decoder->append($data);
             }
 
-            return JobWire::decodeTask($payload);
+            // Nothing of it is decoded, let alone unserialized, before its signature checks out.
+            return JobWire::decodeTask($this->signer->openTask($payload, ''));
+        } catch (JobAuthenticationException $refused) {
+            Refusals::shared()->record($refused, 'a task', $this->socketName);
+
+            return null;
         } catch (JobProtocolException $error) {
             \error_log(\sprintf('bobbin: job worker %d dropped a connection: %s', \getmypid(), $error->getMessage()));
 
@@ -136,6 +151,11 @@ final class TaskServer
     private function abandoned($connection): bool
     {
         return \feof($connection);
+    }
+
+    private function reply(EncodedTask $task, string $body): string
+    {
+        return FrameDecoder::frame($this->signer->sealReply($task->id, $body, \microtime(true) + self::REPLY_VALIDITY_SECONDS));
     }
 
     /** @param resource $connection */

@@ -9,13 +9,13 @@ use Bobbin\Nats\JetStream\JetStreamMessage;
 
 /**
  * @internal a task a NATS job worker holds (queued for its local job workers or running): whom
- * to tell it is alive, and for a durable one the message to keep in progress
+ * to tell it is alive (signed for the task's id), and for a durable one the message to keep in progress
  */
 final class HeldTask
 {
     public readonly CancellationSource $withdraw;
 
-    public function __construct(public readonly ?string $replyTo, public readonly ?JetStreamMessage $message = null)
+    public function __construct(public readonly string $taskId, public readonly ?string $replyTo, public readonly ?JetStreamMessage $message = null)
     {
         $this->withdraw = new CancellationSource();
     }

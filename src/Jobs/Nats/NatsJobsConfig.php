@@ -13,6 +13,9 @@ use Bobbin\Nats\ConnectionConfig;
  */
 final readonly class NatsJobsConfig
 {
+    /** How far apart the hosts' clocks may be for a signed deadline to hold (NTP keeps them within milliseconds). */
+    public const CLOCK_SKEW_SECONDS = 5.0;
+
     public function __construct(
         public ConnectionConfig $connection,
         /** Awaited tasks go to PREFIX.run, durable ones to PREFIX.durable. */
@@ -32,8 +35,10 @@ final readonly class NatsJobsConfig
         public float $durableWait = 300.0,
         /** Seconds a caller keeps trying while no job worker anywhere takes the task. */
         public float $unavailableAfter = 10.0,
+        /** Seconds a stored durable task stays valid after its submit: a worker refuses (and drops) it later, so a copy replayed after that never runs. */
+        public float $durableTtl = 86_400.0,
     ) {
-        if ($heartbeat <= 0.0 || $missedHeartbeats < 1 || $ackWait <= 0.0 || $durableWait <= 0.0 || $unavailableAfter < 0.0) {
+        if ($heartbeat <= 0.0 || $missedHeartbeats < 1 || $ackWait <= 0.0 || $durableWait <= 0.0 || $unavailableAfter < 0.0 || $durableTtl <= 0.0) {
             throw new \InvalidArgumentException('The jobs\' NATS timings must be positive');
         }
         if ($maxDeliver < 1) {
@@ -43,7 +48,7 @@ final readonly class NatsJobsConfig
 
     /**
      * nats://[user:password@]host:port?subject=…&queue=…&stream=…&consumer=…&heartbeat=S&ack_wait=S
-     * &max_deliver=N&durable_wait=S&unavailable_after=S, plus the connection's own options (tls…).
+     * &max_deliver=N&durable_wait=S&unavailable_after=S&durable_ttl=S, plus the connection's own options (tls…).
      */
     public static function fromUrl(#[\SensitiveParameter] string $url): self
     {
@@ -74,6 +79,7 @@ final readonly class NatsJobsConfig
             (int) $number('max_deliver', 5),
             $number('durable_wait', 300.0),
             $number('unavailable_after', 10.0),
+            $number('durable_ttl', 86_400.0),
         );
     }
 
@@ -85,6 +91,21 @@ final readonly class NatsJobsConfig
     public function durableSubject(): string
     {
         return $this->subjectPrefix . '.durable';
+    }
+
+    /**
+     * The deadline signed into an awaited task sent now: a worker takes it only before then. The
+     * caller offers it for $unavailableAfter s; CLOCK_SKEW_SECONDS more allow for the hosts' clocks.
+     */
+    public function awaitedDeadline(float $now): float
+    {
+        return $now + $this->unavailableAfter + self::CLOCK_SKEW_SECONDS;
+    }
+
+    /** The deadline signed into an answer sent now (its caller reads it at once). */
+    public function replyDeadline(float $now): float
+    {
+        return $now + $this->silenceLimit() + self::CLOCK_SKEW_SECONDS;
     }
 
     /** Seconds of silence after which an awaited task's job worker counts as dead. */

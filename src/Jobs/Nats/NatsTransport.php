@@ -10,9 +10,14 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\SharedAttempt;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Jobs\JobException;
+use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\JobTimeoutException;
 use Bobbin\Jobs\JobWorkerCrashedException;
 use Bobbin\Jobs\JobWorkersUnavailableException;
+use Bobbin\Jobs\Security\JobAuthenticationException;
+use Bobbin\Jobs\Security\JobKeys;
+use Bobbin\Jobs\Security\JobSigner;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Jobs\Transport\JobTransport;
 use Bobbin\Jobs\Transport\TaskObserver;
 use Bobbin\Jobs\Wire\EncodedTask;
@@ -23,6 +28,7 @@ use Bobbin\Nats\Exception\ConnectionLostException;
 use Bobbin\Nats\Exception\NatsException;
 use Bobbin\Nats\Headers;
 use Bobbin\Nats\Inbox;
+use Bobbin\Nats\Message;
 use Bobbin\Nats\JetStream\JetStreamException;
 use Bobbin\Nats\JetStream\RetentionPolicy;
 use Bobbin\Nats\JetStream\StreamConfig;
@@ -43,6 +49,10 @@ use Bobbin\Nats\JetStream\StreamConfig;
  * result, so one that dies first has the task delivered again (at least once). The caller waits
  * for the result up to NatsJobsConfig::$durableWait, through silences and reconnects.
  *
+ * Every message is signed (JobSigner) with the keys all hosts share: a task for the reply subject
+ * its answers go to and with a deadline (a copy replayed later, or to another inbox, is refused),
+ * every answer for its task's id. An answer that fails is dropped unread.
+ *
  * One NATS connection per process, made at the first task (so a master that forks its HTTP
  * workers never shares one with them).
  */
@@ -56,10 +66,15 @@ final class NatsTransport implements JobTransport
     private SharedAttempt $connects;
     private int $connectedPid = 0;
     private bool $streamReady = false;
+    private readonly JobSigner $signer;
+    /** The last reply refused while a task waited: named in the error if no valid answer comes. */
+    private ?JobAuthenticationException $lastRefusal = null;
 
-    public function __construct(public readonly NatsJobsConfig $config)
+    /** @param JobKeys $keys the keys every host shares (--jobs-key-file): tasks are signed, answers verified */
+    public function __construct(public readonly NatsJobsConfig $config, JobKeys $keys)
     {
         $this->connects = new SharedAttempt();
+        $this->signer = new JobSigner($keys);
     }
 
     public function execute(EncodedTask $task, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
@@ -99,7 +114,7 @@ final class NatsTransport implements JobTransport
 
     private function runAwaited(Connection $connection, EncodedTask $task, Inbox $inbox, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
     {
-        $payload = RemoteWire::task($task);
+        $payload = $this->signer->sealTask(RemoteWire::task($task), $inbox->subject, $this->config->awaitedDeadline(\microtime(true)));
         $subject = $this->config->awaitedSubject();
         $connection->publish($subject, $payload, null, $inbox->subject, $cancellation);
         $offeredSince = \microtime(true);
@@ -116,10 +131,19 @@ final class NatsTransport implements JobTransport
                         throw $silence;
                     }
                     throw $holder === null
-                        ? new JobWorkersUnavailableException(\sprintf('No job worker answered for %s within %.1f s: it may or may not run', $task->class, $wait))
+                        ? new JobWorkersUnavailableException(\sprintf(
+                            'No job worker answered for %s within %.1f s: it may or may not run%s',
+                            $task->class,
+                            $wait,
+                            $this->refusalHint(' (or every job worker refused its signature: is --jobs-key-file the same on both sides? Their logs say)'),
+                        ))
                         : new JobWorkerCrashedException(\sprintf('The job worker %d holding %s went silent for %.1f s: its process or host died, or it lost NATS', $workerPid, $task->class, $wait), $workerPid);
                 }
-                $reply = $message->status() === 503 ? null : RemoteWire::decodeReply($message->payload);
+                if ($message->status() === 503) {
+                    $reply = null;
+                } elseif (($reply = $this->openReply($task, $message)) === null) {
+                    continue; // not from a job worker with our key: as if it never came
+                }
                 if ($reply === null || $reply->kind === RemoteReplyKind::Busy) {
                     // Every job worker is busy (or none runs): offer it again, as the local pool retries a full accept queue.
                     if (\microtime(true) - $offeredSince > $this->config->unavailableAfter) {
@@ -146,7 +170,7 @@ final class NatsTransport implements JobTransport
         } catch (CancelledException $cancelled) {
             if ($holder !== null) {
                 // Withdraws it if the worker has not started it yet; a running task runs to its end.
-                $connection->publish($holder, $inbox->subject);
+                $connection->publish($holder, $this->signer->sealCancel($inbox->subject, $this->config->replyDeadline(\microtime(true))));
             }
             throw $cancelled;
         }
@@ -160,7 +184,8 @@ final class NatsTransport implements JobTransport
             $this->streamReady = true;
         }
         try {
-            $ack = $js->publish($this->config->durableSubject(), RemoteWire::task($task), (string) $task->idempotencyKey, Headers::of(['Bobbin-Reply' => $inbox->subject]), null, $cancellation);
+            $sealed = $this->signer->sealTask(RemoteWire::task($task), $inbox->subject, \microtime(true) + $this->config->durableTtl);
+            $ack = $js->publish($this->config->durableSubject(), $sealed, (string) $task->idempotencyKey, Headers::of(['Bobbin-Reply' => $inbox->subject]), null, $cancellation);
         } catch (JetStreamException $error) {
             $this->streamReady = false;
             throw $error;
@@ -186,9 +211,12 @@ final class NatsTransport implements JobTransport
                 if ($cancellation !== null && $cancellation->isRequested()) {
                     throw $late;
                 }
-                throw new JobTimeoutException(\sprintf('No result for the durable task %s within %.0f s; it is stored and will still run', $task->class, $this->config->durableWait));
+                throw new JobTimeoutException(\sprintf('No result for the durable task %s within %.0f s; it is stored and will still run%s', $task->class, $this->config->durableWait, $this->refusalHint('')));
             }
-            $reply = RemoteWire::decodeReply($message->payload);
+            $reply = $this->openReply($task, $message);
+            if ($reply === null) {
+                continue;
+            }
             switch ($reply->kind) {
                 case RemoteReplyKind::Alive:
                     break; // silences are no error here: a dead worker's task comes back to another
@@ -200,6 +228,36 @@ final class NatsTransport implements JobTransport
                     return $this->ended($reply, $task, $workerPid);
             }
         }
+    }
+
+    /**
+     * The answer in $message once its signature for this task checks out; null (counted, logged
+     * once per source) when it does not: anyone who can publish to the inbox could have sent it,
+     * so it is no reason to give up the task either.
+     *
+     * @throws JobProtocolException for an authentic answer against the rules
+     */
+    private function openReply(EncodedTask $task, Message $message): ?RemoteReply
+    {
+        try {
+            $body = $this->signer->openReply($task->id, $message->payload);
+        } catch (JobAuthenticationException $refused) {
+            $this->lastRefusal = $refused;
+            Refusals::shared()->record($refused, 'an answer about ' . $task->class, $message->replyTo !== null ? 'the job worker at ' . $message->replyTo : 'a publisher on ' . $message->subject);
+
+            return null;
+        }
+
+        return RemoteWire::decodeReply($body);
+    }
+
+    /** What to add to a timeout's message: the refusal seen meanwhile, else $otherwise. */
+    private function refusalHint(string $otherwise): string
+    {
+        $refusal = $this->lastRefusal;
+        $this->lastRefusal = null;
+
+        return $refusal === null ? $otherwise : \sprintf(' (answers came that were refused: %s)', $refusal->getMessage());
     }
 
     private function ended(RemoteReply $reply, EncodedTask $task, int $workerPid): TaskOutcome

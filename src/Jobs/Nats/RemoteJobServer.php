@@ -12,6 +12,10 @@ use Bobbin\Async\Timer;
 use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\JobTimeoutException;
 use Bobbin\Jobs\JobWorkerCrashedException;
+use Bobbin\Jobs\Security\JobAuthenticationException;
+use Bobbin\Jobs\Security\JobKeys;
+use Bobbin\Jobs\Security\JobSigner;
+use Bobbin\Jobs\Security\Refusals;
 use Bobbin\Jobs\Transport\JobTransport;
 use Bobbin\Jobs\Wire\EncodedTask;
 use Bobbin\Nats\Connection;
@@ -34,6 +38,10 @@ use Psr\Log\LoggerInterface;
  * "no responders" and the caller offers it again), and each durable slot pulls one task at a time
  * from the JetStream consumer. Every task it holds gets "alive" every heartbeat, and a durable
  * one is kept in progress, so a caller (or JetStream) can tell a dead host from a busy one.
+ *
+ * It takes no task that is not signed with the shared keys (JobSigner), for the reply subject it
+ * came with, before its deadline: such a message is dropped before any byte of it is decoded
+ * (a durable one terminated), counted, and logged once per source. Its answers are signed too.
  */
 final class RemoteJobServer
 {
@@ -48,6 +56,7 @@ final class RemoteJobServer
     private readonly string $cancelSubject;
     private readonly string $who;
     private readonly int $pid;
+    private readonly JobSigner $signer;
     public int $taken = 0;
     public int $answered = 0;
 
@@ -55,11 +64,13 @@ final class RemoteJobServer
         private readonly Connection $nats,
         private readonly JobTransport $local,
         private readonly NatsJobsConfig $config,
+        JobKeys $keys,
         private readonly int $awaitedSlots,
         private readonly int $durableSlots,
         private readonly LoggerInterface $logger,
     ) {
         $this->stop = new CancellationSource();
+        $this->signer = new JobSigner($keys);
         $this->pid = (int) \getmypid();
         $this->who = \gethostname() . ':' . $this->pid;
         $this->cancelSubject = $config->subjectPrefix . '.cancel.' . \bin2hex(\random_bytes(8));
@@ -83,7 +94,15 @@ final class RemoteJobServer
         $this->slots[] = Async::run(function () use ($cancels): void {
             try {
                 while (!$this->stop->isRequested()) {
-                    $this->held[$cancels->next(null, $this->stop)->payload]?->withdraw->cancel();
+                    $cancel = $cancels->next(null, $this->stop);
+                    if ($cancel->status() !== null) {
+                        continue; // the server's "no responders" for an alive sent to a caller that is gone: no cancel
+                    }
+                    try {
+                        $this->held[$this->signer->openCancel($cancel->payload)]?->withdraw->cancel();
+                    } catch (JobAuthenticationException $refused) {
+                        Refusals::shared()->record($refused, 'a cancel on ' . $cancel->subject, self::sourceOf($cancel->subject, $cancel->replyTo));
+                    }
                 }
             } catch (CancelledException | SubscriptionClosedException) {
                 $cancels->unsubscribe();
@@ -158,8 +177,9 @@ final class RemoteJobServer
             // the connection broke: what was in flight is lost with it, and its callers are told so
         }
         while (($extra = $subscription->tryNext()) !== null) {
-            if ($extra->replyTo !== null) {
-                $this->answer($extra->replyTo, RemoteWire::busy());
+            $task = $this->openTask($extra, (string) $extra->replyTo);
+            if ($extra->replyTo !== null && $task !== null) {
+                $this->answer($extra->replyTo, $task, RemoteWire::busy());
             }
         }
     }
@@ -201,28 +221,26 @@ final class RemoteJobServer
 
             return;
         }
-        try {
-            $task = RemoteWire::decodeTask($message->payload);
-        } catch (JobProtocolException $error) {
-            $this->answer($replyTo, RemoteWire::refused('A malformed task: ' . $error->getMessage()));
-
+        // Signed for this reply subject: a copy of it sent with another one is refused.
+        $task = $this->openTask($message, $replyTo);
+        if ($task === null) {
             return;
         }
-        $held = $this->held[$replyTo] = new HeldTask($replyTo);
-        $this->answer($replyTo, RemoteWire::alive($this->pid, $this->who), $this->cancelSubject);
+        $held = $this->held[$replyTo] = new HeldTask($task->id, $replyTo);
+        $this->answer($replyTo, $task, RemoteWire::alive($this->pid, $this->who), $this->cancelSubject);
         try {
-            $outcome = $this->local->execute($task, $held->withdraw->token(), new CallbackObserver(function (int $pid) use ($replyTo): void {
-                $this->answer($replyTo, RemoteWire::started($pid));
+            $outcome = $this->local->execute($task, $held->withdraw->token(), new CallbackObserver(function (int $pid) use ($replyTo, $task): void {
+                $this->answer($replyTo, $task, RemoteWire::started($pid));
             }));
-            $this->answer($replyTo, RemoteWire::outcome($outcome));
+            $this->answer($replyTo, $task, RemoteWire::outcome($outcome));
         } catch (JobWorkerCrashedException $crash) {
-            $this->answer($replyTo, RemoteWire::crashed($crash->getMessage()));
+            $this->answer($replyTo, $task, RemoteWire::crashed($crash->getMessage()));
         } catch (JobTimeoutException $timeout) {
-            $this->answer($replyTo, RemoteWire::timedOut($timeout->getMessage()));
+            $this->answer($replyTo, $task, RemoteWire::timedOut($timeout->getMessage()));
         } catch (CancelledException) {
             // The caller withdrew it: it never ran (or ran and nobody waits for it).
         } catch (\Throwable $error) {
-            $this->answer($replyTo, RemoteWire::refused($error->getMessage()));
+            $this->answer($replyTo, $task, RemoteWire::refused($error->getMessage()));
         } finally {
             unset($this->held[$replyTo]);
         }
@@ -232,35 +250,26 @@ final class RemoteJobServer
     {
         $this->taken++;
         $replyTo = $message->header('Bobbin-Reply');
-        try {
-            $task = RemoteWire::decodeTask($message->payload());
-        } catch (JobProtocolException $error) {
-            $message->term();
-            if ($replyTo !== null) {
-                $this->answer($replyTo, RemoteWire::refused('A malformed task: ' . $error->getMessage()));
-            }
+        $task = $this->openTask($message->message, (string) $replyTo, durable: true);
+        if ($task === null || $task->idempotencyKey === null) {
+            $message->term(); // it would be refused on every delivery
 
             return;
         }
         $attempt = $message->metadata->delivered;
         $key = '#' . $message->metadata->streamSequence;
-        $this->held[$key] = new HeldTask($replyTo, $message);
+        $this->held[$key] = new HeldTask($task->id, $replyTo, $message);
         if ($replyTo !== null) {
-            $this->answer($replyTo, RemoteWire::alive($this->pid, $this->who));
+            $this->answer($replyTo, $task, RemoteWire::alive($this->pid, $this->who));
         }
-        $delivered = new EncodedTask(
-            $task->class,
-            \serialize(new DeliveredTask((string) $message->header('Nats-Msg-Id'), $attempt, $task->class, $task->payload)),
-            $task->timeLimit,
-        );
         try {
-            $outcome = $this->local->execute($delivered, null, new CallbackObserver(function (int $pid) use ($replyTo): void {
+            $outcome = $this->local->execute($task->delivery($attempt), null, new CallbackObserver(function (int $pid) use ($replyTo, $task): void {
                 if ($replyTo !== null) {
-                    $this->answer($replyTo, RemoteWire::started($pid));
+                    $this->answer($replyTo, $task, RemoteWire::started($pid));
                 }
             }));
             if ($replyTo !== null) {
-                $this->answer($replyTo, RemoteWire::outcome($outcome));
+                $this->answer($replyTo, $task, RemoteWire::outcome($outcome));
             }
             $message->ack(); // only once the result is out: a death before this runs the task again
         } catch (JobWorkerCrashedException $crash) {
@@ -270,13 +279,13 @@ final class RemoteJobServer
             } else {
                 $message->term();
                 if ($replyTo !== null) {
-                    $this->answer($replyTo, RemoteWire::crashed(\sprintf('%s (delivery %d of at most %d: given up)', $crash->getMessage(), $attempt, $this->config->maxDeliver)));
+                    $this->answer($replyTo, $task, RemoteWire::crashed(\sprintf('%s (delivery %d of at most %d: given up)', $crash->getMessage(), $attempt, $this->config->maxDeliver)));
                 }
             }
         } catch (JobTimeoutException $timeout) {
             $message->term(); // it would overrun again
             if ($replyTo !== null) {
-                $this->answer($replyTo, RemoteWire::timedOut($timeout->getMessage()));
+                $this->answer($replyTo, $task, RemoteWire::timedOut($timeout->getMessage()));
             }
         } catch (\Throwable $error) {
             $this->logger->warning('The durable {task} could not run here ({error}); it goes back to the queue', ['task' => $task->class, 'error' => $error->getMessage()]);
@@ -292,7 +301,8 @@ final class RemoteJobServer
         foreach ($this->held as $held) {
             try {
                 if ($held->replyTo !== null) {
-                    $this->nats->publish($held->replyTo, RemoteWire::alive($this->pid, $this->who), null, $this->cancelSubject);
+                    $alive = $this->signer->sealReply($held->taskId, RemoteWire::alive($this->pid, $this->who), $this->config->replyDeadline(\microtime(true)));
+                    $this->nats->publish($held->replyTo, $alive, null, $this->cancelSubject);
                 }
                 if ($held->message !== null && !$held->message->isSettled()) {
                     $held->message->inProgress();
@@ -303,13 +313,46 @@ final class RemoteJobServer
         }
     }
 
-    private function answer(string $replyTo, string $payload, ?string $reply = null): void
+    /**
+     * The task in $message once its signature (for $replyTo) checks out and it decodes; null when
+     * it does not: counted, logged once per source, and never answered (anyone may have sent it).
+     */
+    private function openTask(Message $message, string $replyTo, bool $durable = false): ?EncodedTask
     {
         try {
-            $this->nats->publish($replyTo, $payload, null, $reply);
+            return RemoteWire::decodeTask($this->signer->openTask($message->payload, $replyTo));
+        } catch (JobAuthenticationException $refused) {
+            Refusals::shared()->record($refused, 'a task on ' . $message->subject, self::sourceOf($message->subject, $durable ? $replyTo : $message->replyTo));
+        } catch (JobProtocolException $malformed) {
+            // Signed by a holder of the key, yet malformed: a bug or another version, not an attack.
+            $this->logger->error('A signed task on {subject} is malformed: {error}', ['subject' => $message->subject, 'error' => $malformed->getMessage()]);
+        }
+
+        return null;
+    }
+
+    /**
+     * Who sent a message, as far as NATS tells: the inbox prefix of the subject its answers go
+     * to names the caller's connection (for a durable task that is its Bobbin-Reply header: its
+     * own reply subject is JetStream's ack).
+     */
+    private static function sourceOf(string $subject, ?string $reply): string
+    {
+        if ($reply === null || $reply === '') {
+            return 'a publisher on ' . $subject . ' (no reply subject)';
+        }
+        $cut = \strrpos($reply, '.');
+
+        return 'reply subject ' . ($cut === false ? $reply : \substr($reply, 0, $cut) . '.*');
+    }
+
+    private function answer(string $replyTo, EncodedTask $task, string $body, ?string $reply = null): void
+    {
+        try {
+            $this->nats->publish($replyTo, $this->signer->sealReply($task->id, $body, $this->config->replyDeadline(\microtime(true))), null, $reply);
             $this->answered++;
         } catch (PayloadTooLargeException $tooLarge) {
-            $this->answer($replyTo, RemoteWire::refused('The answer is too large for NATS: ' . $tooLarge->getMessage()));
+            $this->answer($replyTo, $task, RemoteWire::refused('The answer is too large for NATS: ' . $tooLarge->getMessage()));
         } catch (NatsException $error) {
             $this->logger->warning('Cannot answer on {subject}: {error}', ['subject' => $replyTo, 'error' => $error->getMessage()]);
         }

@@ -11,9 +11,9 @@ use Bobbin\Jobs\Wire\ReplyKind;
 use Bobbin\Jobs\Wire\TaskOutcome;
 
 /**
- * The payloads of the jobs' NATS messages. A message is already framed, so each payload is one
- * JobWire frame without its length: 'T' (the task), 'S', 'R', 'F', 'C' exactly as on the local
- * socket, plus what only a remote worker needs to say:
+ * The bodies of the jobs' NATS messages (each signed by JobSigner before it is published). A
+ * message is already framed, so each is one JobWire body: 'T' (the task), 'S', 'R', 'F', 'C'
+ * exactly as on the local socket, plus what only a remote worker needs to say:
  *
  *     'A' u32 pid, text        it holds the task and is alive (at once, then every heartbeat)
  *     'K' message              the task ran past its time limit (its job worker was killed)
@@ -35,7 +35,7 @@ final class RemoteWire
 
     public static function task(EncodedTask $task): string
     {
-        return \substr(JobWire::taskFrame($task), 4);
+        return JobWire::task($task);
     }
 
     /** @throws JobProtocolException */
@@ -51,17 +51,17 @@ final class RemoteWire
 
     public static function started(int $pid): string
     {
-        return \substr(JobWire::startedFrame($pid), 4);
+        return JobWire::started($pid);
     }
 
     public static function outcome(TaskOutcome $outcome): string
     {
-        return \substr(JobWire::outcomeFrame($outcome), 4);
+        return JobWire::outcome($outcome);
     }
 
     public static function crashed(string $reason): string
     {
-        return \substr(JobWire::crashedFrame($reason), 4);
+        return JobWire::crashed($reason);
     }
 
     public static function timedOut(string $message): string

@@ -8,9 +8,11 @@ use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\RemoteError;
 
 /**
- * The messages of one task's connection, each one frame (FrameDecoder), kind first:
+ * The messages about one task, kind first (a body; JobSigner signs it, and on a socket FrameDecoder frames it):
  *
- *     caller → worker  'T' f64 time limit, u16 class length, class, serialized task
+ *     caller → worker  'T' 16-byte task id, f64 time limit, u16 class length, class,
+ *                          u8 flags (1: durable), [u16 key length, key, u32 attempt: when durable],
+ *                          serialized task
  *     worker → caller  'S' u32 pid                      it took the task and runs it now
  *                      'R' f64 run seconds, serialized result
  *                      'F' f64 run seconds, JSON of the RemoteError
@@ -25,52 +27,77 @@ final class JobWire
     private const RESULT = 'R';
     private const FAILURE = 'F';
     private const CRASHED = 'C';
+    private const DURABLE = 1;
+    /** Kind, id, time limit, class length, flags. */
+    private const TASK_HEADER = 1 + EncodedTask::ID_BYTES + 8 + 2 + 1;
 
     private function __construct()
     {
     }
 
-    public static function taskFrame(EncodedTask $task): string
+    public static function task(EncodedTask $task): string
     {
-        return FrameDecoder::frame(self::TASK . \pack('ev', $task->timeLimit, \strlen($task->class)) . $task->class . $task->payload);
+        $durable = $task->idempotencyKey === null ? \pack('C', 0) : \pack('Cv', self::DURABLE, \strlen($task->idempotencyKey)) . $task->idempotencyKey . \pack('V', $task->attempt);
+
+        return self::TASK . $task->id . \pack('ev', $task->timeLimit, \strlen($task->class)) . $task->class . $durable . $task->payload;
     }
 
-    public static function startedFrame(int $workerPid): string
+    public static function started(int $workerPid): string
     {
-        return FrameDecoder::frame(self::STARTED . \pack('V', $workerPid));
+        return self::STARTED . \pack('V', $workerPid);
     }
 
-    public static function outcomeFrame(TaskOutcome $outcome): string
+    public static function outcome(TaskOutcome $outcome): string
     {
         if ($outcome->error !== null) {
-            return FrameDecoder::frame(self::FAILURE . \pack('e', $outcome->runSeconds) . \json_encode(
+            return self::FAILURE . \pack('e', $outcome->runSeconds) . \json_encode(
                 $outcome->error->toArray(),
                 \JSON_THROW_ON_ERROR | \JSON_INVALID_UTF8_SUBSTITUTE | \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE,
-            ));
+            );
         }
 
-        return FrameDecoder::frame(self::RESULT . \pack('e', $outcome->runSeconds) . $outcome->result);
+        return self::RESULT . \pack('e', $outcome->runSeconds) . $outcome->result;
     }
 
-    public static function crashedFrame(string $reason): string
+    public static function crashed(string $reason): string
     {
-        return FrameDecoder::frame(self::CRASHED . $reason);
+        return self::CRASHED . $reason;
     }
 
     /** @throws JobProtocolException */
     public static function decodeTask(string $payload): EncodedTask
     {
-        if (\strlen($payload) < 11 || $payload[0] !== self::TASK) {
+        if (\strlen($payload) < self::TASK_HEADER || $payload[0] !== self::TASK) {
             throw new JobProtocolException('Expected a task frame');
         }
-        $header = \unpack('etimeLimit/vclassLength', $payload, 1);
+        $id = \substr($payload, 1, EncodedTask::ID_BYTES);
+        $header = \unpack('etimeLimit/vclassLength', $payload, 1 + EncodedTask::ID_BYTES);
         \assert($header !== false);
         $classLength = $header['classLength'];
-        if (\strlen($payload) < 11 + $classLength || !\is_finite($header['timeLimit']) || $header['timeLimit'] < 0) {
+        $offset = self::TASK_HEADER - 1 + $classLength;
+        if (\strlen($payload) <= $offset || !\is_finite($header['timeLimit']) || $header['timeLimit'] < 0) {
             throw new JobProtocolException('A task frame with a bad header');
         }
+        $class = \substr($payload, self::TASK_HEADER - 1, $classLength);
+        $flags = \ord($payload[$offset++]);
+        $key = null;
+        $attempt = 0;
+        if ($flags === self::DURABLE) {
+            if (\strlen($payload) < $offset + 2) {
+                throw new JobProtocolException('A durable task frame without its key');
+            }
+            $keyLength = self::number('v', $payload, $offset);
+            if (\strlen($payload) < $offset + 2 + $keyLength + 4) {
+                throw new JobProtocolException('A durable task frame with a bad key');
+            }
+            $key = \substr($payload, $offset + 2, $keyLength);
+            $attempt = self::number('V', $payload, $offset + 2 + $keyLength);
+            $offset += 2 + $keyLength + 4;
+        } elseif ($flags !== 0) {
+            throw new JobProtocolException(\sprintf('A task frame with unknown flags %d', $flags));
+        }
 
-        return new EncodedTask(\substr($payload, 11, $classLength), \substr($payload, 11 + $classLength), $header['timeLimit']);
+        return new EncodedTask($class, \substr($payload, $offset), $header['timeLimit'], $key, $id, $attempt);
     }
 
     /** @throws JobProtocolException */
@@ -112,5 +139,13 @@ final class JobWire
         }
 
         throw new JobProtocolException(\sprintf('An unexpected frame from a job worker (kind %s, %d bytes)', \json_encode($kind), \strlen($payload)));
+    }
+
+    private static function number(string $format, string $payload, int $offset): int
+    {
+        $value = \unpack($format, $payload, $offset);
+        \assert($value !== false);
+
+        return (int) $value[1];
     }
 }

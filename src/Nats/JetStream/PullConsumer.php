@@ -36,7 +36,11 @@ final class PullConsumer
 
     /**
      * Up to $batch messages, waiting up to $expires seconds for them (0: only what is there now).
-     * Fewer (or none) when the wait ends first.
+     * Fewer (or none) when the wait ends first. Each message is in it once: when $expires exceeds
+     * the consumer's ack wait the server may deliver one again while the batch is still open,
+     * and the batch then holds its latest delivery (its redelivery count grown; acking the
+     * earlier one would not count). A batch that spans the ack wait still hands out messages
+     * whose wait is over: keep $expires below the ack wait, or ack in progress meanwhile.
      *
      * @return list<JetStreamMessage>
      * @throws JetStreamException|\Bobbin\Nats\Exception\ConnectionLostException|\Bobbin\Async\CancelledException
@@ -49,6 +53,7 @@ final class PullConsumer
         $request = $expires > 0.0 ? ['batch' => $batch, 'expires' => (int) ($expires * 1e9)] : ['batch' => $batch, 'no_wait' => true];
         $this->connection->publish($this->nextSubject, \json_encode($request, \JSON_THROW_ON_ERROR), null, $this->inbox->subject, $cancellation);
         $deadline = \microtime(true) + $expires + self::MARGIN_SECONDS;
+        /** @var array<int, JetStreamMessage> $messages by stream sequence */
         $messages = [];
         while (\count($messages) < $batch) {
             try {
@@ -62,7 +67,9 @@ final class PullConsumer
                 if ($metadata === null) {
                     throw new ProtocolException(\sprintf('A message from the consumer %s without JetStream\'s ack subject: %s', $this->consumer, \json_encode($message->replyTo)));
                 }
-                $messages[] = new JetStreamMessage($message, $metadata, $this->connection);
+                // A batch open past the ack wait gets a message again (redelivered to the same
+                // pull request): once in the batch, as its latest delivery, the one whose ack counts.
+                $messages[$metadata->streamSequence] = new JetStreamMessage($message, $metadata, $this->connection);
                 continue;
             }
             if ($status === 100) {
@@ -77,7 +84,7 @@ final class PullConsumer
             break;
         }
 
-        return $messages;
+        return \array_values($messages);
     }
 
     public function close(): void

@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Jobs;
 
 use Bobbin\Tests\Support\HttpClient;
 use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Jobs\TestJobKeys;
 use Bobbin\Tests\Support\Nats\EmbeddedNats;
 use Bobbin\Tests\Support\Nats\JobsWorkerProcess;
 use Bobbin\Tests\Support\Process\BobbinChild;
@@ -28,7 +29,7 @@ final class NatsServeJobsTest extends TestCase
     {
         $transport = EmbeddedNats::url() . '?subject=serve.' . \bin2hex(\random_bytes(4)) . '&heartbeat=0.2';
         $this->worker = $worker = new JobsWorkerProcess($transport, ['--job-workers=2', '--durable-slots=0']);
-        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=2', '--jobs-transport=' . $transport, '--log-level=debug']);
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=2', '--jobs-transport=' . $transport, '--jobs-key-file=' . TestJobKeys::file(), '--log-level=debug']);
 
         $answer = $this->getJson($server, '/echo?v=over-nats');
         $probe = $this->getJson($server, '/bootstrapped');
@@ -45,7 +46,7 @@ final class NatsServeJobsTest extends TestCase
     public function testWithTheJobsWorkerGoneARequestGetsUnavailableNotAHang(): void
     {
         $transport = EmbeddedNats::url() . '?subject=serve.' . \bin2hex(\random_bytes(4)) . '&unavailable_after=0.5';
-        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--jobs-transport=' . $transport]);
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--jobs-transport=' . $transport], ['BOBBIN_JOBS_KEY' => TestJobKeys::key()]);
 
         $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', '/echo?v=x');
 

@@ -136,6 +136,21 @@ final class JetStreamTest extends NatsTestCase
         $again[0]->ack();
     }
 
+    public function testAFetchLongerThanTheAckWaitReturnsARedeliveredMessageOnceAsItsLatestDelivery(): void
+    {
+        $this->js->publish($this->subject . '.w', 'only one');
+        $this->js->createConsumer($this->stream, new ConsumerConfig('slow-fetcher', ackWait: 0.5));
+        $puller = $this->js->pullConsumer($this->stream, 'slow-fetcher');
+
+        $batch = $puller->fetch(5, 1.6); // the batch stays open past the ack wait: the server delivers it again meanwhile
+
+        self::assertCount(1, $batch, 'one message, once');
+        self::assertSame('only one', $batch[0]->payload());
+        self::assertGreaterThan(1, $batch[0]->metadata->delivered, 'the latest delivery, whose ack counts');
+        $batch[0]->ack();
+        self::assertSame([], $puller->fetch(1, 0.8), 'acked: not delivered again');
+    }
+
     public function testANakWithDelayRedeliversAfterTheDelayAndInProgressHoldsIt(): void
     {
         $this->js->publish($this->subject . '.n', 'retry me');

@@ -30,7 +30,8 @@ final class JobPool
     public function __construct(array $options = [], array $environment = [], bool $waitForJobWorkers = true)
     {
         $this->socket = \sys_get_temp_dir() . '/bobbin-jobs-test-' . \getmypid() . '-' . \bin2hex(\random_bytes(3)) . '.sock';
-        $options = \array_merge(['--workers=1', '--job-workers=2', '--job-socket=' . $this->socket, '--log-level=debug'], $options);
+        // The test process submits as an HTTP worker does, so the pool signs with a key it knows.
+        $options = \array_merge(['--workers=1', '--job-workers=2', '--job-socket=' . $this->socket, '--jobs-key-file=' . TestJobKeys::file(), '--log-level=debug'], $options);
         $this->master = $waitForJobWorkers
             ? MasterProcess::start(self::APP, $options, $environment)
             : MasterProcess::startExpectingFailure(self::APP, $options, $environment);
@@ -48,7 +49,7 @@ final class JobPool
     /** A client of the pool in this process, as an HTTP worker has one. */
     public function jobs(int $queue = 64, float $queueWait = 10.0, float $timeLimit = 60.0): Jobs
     {
-        return Jobs::localPool($this->socket, new JobsConfig($queue, $queueWait, $timeLimit));
+        return Jobs::localPool($this->socket, TestJobKeys::keys(), new JobsConfig($queue, $queueWait, $timeLimit));
     }
 
     /**

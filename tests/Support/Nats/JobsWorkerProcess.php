@@ -8,6 +8,8 @@ use Bobbin\Jobs\Jobs;
 use Bobbin\Jobs\JobsConfig;
 use Bobbin\Jobs\Nats\NatsJobsConfig;
 use Bobbin\Jobs\Nats\NatsTransport;
+use Bobbin\Jobs\Security\JobKeys;
+use Bobbin\Tests\Support\Jobs\TestJobKeys;
 
 /**
  * A real `bin/bobbin jobs-worker` on the checkout's nats-server, with the jobs tests' bootstrap.
@@ -21,6 +23,8 @@ final class JobsWorkerProcess
     public readonly int $pid;
     private readonly string $log;
     private bool $killed = false;
+    /** The log as it was when stop() removed its file. */
+    private ?string $finalLog = null;
 
     /** @param list<string> $options further options of jobs-worker */
     public function __construct(public readonly string $transport, array $options = [])
@@ -28,6 +32,7 @@ final class JobsWorkerProcess
         $this->log = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-jobs-worker-');
         $command = \array_merge(
             [\PHP_BINARY, \dirname(__DIR__, 3) . '/bin/bobbin', 'jobs-worker', '--transport=' . $transport, '--job-bootstrap=' . \dirname(__DIR__) . '/Jobs/bootstrap.php', '--log-level=debug'],
+            \array_filter($options, static fn (string $option): bool => !\str_starts_with($option, '--jobs-key-file=')) === $options ? ['--jobs-key-file=' . TestJobKeys::file()] : [],
             $options,
         );
         $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $this->log, 'w']], $pipes, null, ['BOBBIN_LOOP_DRIVER' => \getenv('BOBBIN_LOOP_DRIVER') ?: ''] + \getenv());
@@ -43,9 +48,9 @@ final class JobsWorkerProcess
     private static array $callers = [];
 
     /** A caller's Jobs on the same transport, as a serving process has one. */
-    public static function jobs(string $transport, float $timeLimit = 60.0, int $queue = 64): Jobs
+    public static function jobs(string $transport, float $timeLimit = 60.0, int $queue = 64, ?JobKeys $keys = null): Jobs
     {
-        self::$callers[] = $caller = new NatsTransport(NatsJobsConfig::fromUrl($transport));
+        self::$callers[] = $caller = new NatsTransport(NatsJobsConfig::fromUrl($transport), $keys ?? TestJobKeys::keys());
 
         return new Jobs($caller, new JobsConfig($queue, 10.0, $timeLimit));
     }
@@ -77,7 +82,7 @@ final class JobsWorkerProcess
 
     public function log(): string
     {
-        return (string) @\file_get_contents($this->log);
+        return $this->finalLog ?? (string) @\file_get_contents($this->log);
     }
 
     /** @return list<int> the pids of its job workers (grandchildren, through its JobMaster) */
@@ -116,6 +121,7 @@ final class JobsWorkerProcess
         self::killAll($workers);
         $this->killed = true;
         @\proc_close($this->process);
+        $this->finalLog = $this->log();
         @\unlink($this->log);
 
         return $status['exitcode'];

@@ -14,32 +14,43 @@ use Bobbin\Jobs\Wire\TaskOutcome;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
-/** The frames of a task's connection, byte by byte, and the decoder fed whole and one byte at a time. */
+/** The messages about a task, byte by byte, and the decoder fed whole and one byte at a time. */
 final class JobWireTest extends TestCase
 {
-    public function testATaskFrameIsLengthKindTimeLimitClassAndPayload(): void
-    {
-        $frame = JobWire::taskFrame(new EncodedTask('A\B', 'xyz', 1.5));
+    private const ID = '0123456789abcdef';
 
-        $expected = "\x11\x00\x00\x00" . 'T' . "\x00\x00\x00\x00\x00\x00\xf8\x3f" . "\x03\x00" . 'A\B' . 'xyz';
-        self::assertSame(\bin2hex($expected), \bin2hex($frame));
+    public function testATaskIsKindIdTimeLimitClassFlagsAndPayload(): void
+    {
+        $body = JobWire::task(new EncodedTask('A\B', 'xyz', 1.5, id: self::ID));
+
+        $expected = 'T' . self::ID . "\x00\x00\x00\x00\x00\x00\xf8\x3f" . "\x03\x00" . 'A\B' . "\x00" . 'xyz';
+        self::assertSame(\bin2hex($expected), \bin2hex($body));
     }
 
-    public function testATaskFrameDecodesToTheSameTask(): void
+    public function testATaskDecodesToTheSameTask(): void
     {
-        $decoder = new FrameDecoder(1024);
-        $decoder->append(JobWire::taskFrame(new EncodedTask('App\Resize', 'O:10:"App\Resize":0:{}', 0.25)));
-
-        $task = JobWire::decodeTask((string) $decoder->next());
+        $task = JobWire::decodeTask(JobWire::task(new EncodedTask('App\Resize', 'O:10:"App\Resize":0:{}', 0.25, id: self::ID)));
 
         self::assertSame('App\Resize', $task->class);
         self::assertSame('O:10:"App\Resize":0:{}', $task->payload);
         self::assertSame(0.25, $task->timeLimit);
+        self::assertSame(self::ID, $task->id);
+        self::assertNull($task->idempotencyKey);
+        self::assertSame(0, $task->attempt);
+    }
+
+    public function testADurableDeliveryCarriesItsKeyAndAttempt(): void
+    {
+        $body = JobWire::task((new EncodedTask('A', 'p', 0.0, 'invoice-42', self::ID))->delivery(3));
+
+        self::assertSame(\bin2hex('T' . self::ID . \pack('e', 0.0) . "\x01\x00A\x01\x0a\x00invoice-42\x03\x00\x00\x00p"), \bin2hex($body));
+        $task = JobWire::decodeTask($body);
+        self::assertSame(['invoice-42', 3, 'p'], [$task->idempotencyKey, $task->attempt, $task->payload]);
     }
 
     public function testStartedCarriesThePidAsFourLittleEndianBytes(): void
     {
-        self::assertSame(\bin2hex("\x05\x00\x00\x00S\x39\x30\x00\x00"), \bin2hex(JobWire::startedFrame(12345)));
+        self::assertSame(\bin2hex("S\x39\x30\x00\x00"), \bin2hex(JobWire::started(12345)));
 
         $reply = JobWire::decodeReply("S\x39\x30\x00\x00");
         self::assertSame(ReplyKind::Started, $reply->kind);
@@ -48,10 +59,10 @@ final class JobWireTest extends TestCase
 
     public function testAResultCarriesItsRunTimeAndTheSerializedValue(): void
     {
-        $frame = JobWire::outcomeFrame(TaskOutcome::success('i:7;', 2.0));
+        $body = JobWire::outcome(TaskOutcome::success('i:7;', 2.0));
 
-        self::assertSame(\bin2hex("\x0d\x00\x00\x00R\x00\x00\x00\x00\x00\x00\x00\x40i:7;"), \bin2hex($frame));
-        $reply = JobWire::decodeReply(\substr($frame, 4));
+        self::assertSame(\bin2hex("R\x00\x00\x00\x00\x00\x00\x00\x40i:7;"), \bin2hex($body));
+        $reply = JobWire::decodeReply($body);
         self::assertSame(ReplyKind::Outcome, $reply->kind);
         self::assertSame('i:7;', $reply->outcome?->result);
         self::assertSame(2.0, $reply->outcome->runSeconds);
@@ -60,16 +71,16 @@ final class JobWireTest extends TestCase
     public function testAFailureCarriesTheRemoteErrorWithItsPreviousOnes(): void
     {
         $error = new RemoteError('App\Bad', 'broken é', 'HY000', '/app/Bad.php', 12, "#0 {main}", new RemoteError('LogicException', 'cause', 0, '/x.php', 3, ''));
-        $frame = JobWire::outcomeFrame(TaskOutcome::failure($error, 0.5));
+        $body = JobWire::outcome(TaskOutcome::failure($error, 0.5));
 
-        self::assertSame('F', $frame[4]);
-        $decoded = JobWire::decodeReply(\substr($frame, 4))->outcome?->error;
+        self::assertSame('F', $body[0]);
+        $decoded = JobWire::decodeReply($body)->outcome?->error;
         self::assertEquals($error, $decoded);
     }
 
     public function testACrashCarriesTheReasonAsText(): void
     {
-        $reply = JobWire::decodeReply(\substr(JobWire::crashedFrame('exit() was called'), 4));
+        $reply = JobWire::decodeReply(JobWire::crashed('exit() was called'));
 
         self::assertSame(ReplyKind::Crashed, $reply->kind);
         self::assertSame('exit() was called', $reply->reason);
@@ -98,11 +109,15 @@ final class JobWireTest extends TestCase
     /** @return iterable<string, array{string}> */
     public static function badTasks(): iterable
     {
+        $id = \str_repeat("\x00", 16);
         yield 'too short' => ['T12'];
-        yield 'not a task' => ["S\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"];
-        yield 'class longer than the frame' => ["T\x00\x00\x00\x00\x00\x00\x00\x00\x09\x00abc"];
-        yield 'negative time limit' => ["T\x00\x00\x00\x00\x00\x00\xf0\xbf\x00\x00"];
-        yield 'infinite time limit' => ["T\x00\x00\x00\x00\x00\x00\xf0\x7f\x00\x00"];
+        yield 'not a task' => ['S' . $id . "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"];
+        yield 'class longer than the frame' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\x00\x00\x09\x00abc"];
+        yield 'no flags after the class' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00a"];
+        yield 'unknown flags' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04"];
+        yield 'a durable key longer than the frame' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x09\x00abc"];
+        yield 'negative time limit' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\xf0\xbf\x00\x00\x00"];
+        yield 'infinite time limit' => ['T' . $id . "\x00\x00\x00\x00\x00\x00\xf0\x7f\x00\x00\x00"];
     }
 
     #[DataProvider('badTasks')]

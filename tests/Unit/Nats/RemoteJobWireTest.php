@@ -13,11 +13,11 @@ use PHPUnit\Framework\TestCase;
 /** The payloads of the jobs' NATS messages, byte by byte. */
 final class RemoteJobWireTest extends TestCase
 {
-    public function testATaskIsTheLocalTaskFrameWithoutItsLength(): void
+    public function testATaskIsTheLocalTaskBody(): void
     {
-        $payload = RemoteWire::task(new EncodedTask('A\B', 'xyz', 1.5));
+        $payload = RemoteWire::task(new EncodedTask('A\B', 'xyz', 1.5, id: '0123456789abcdef'));
 
-        self::assertSame(\bin2hex('T' . "\x00\x00\x00\x00\x00\x00\xf8\x3f" . "\x03\x00" . 'A\B' . 'xyz'), \bin2hex($payload));
+        self::assertSame(\bin2hex('T0123456789abcdef' . "\x00\x00\x00\x00\x00\x00\xf8\x3f" . "\x03\x00" . 'A\B' . "\x00" . 'xyz'), \bin2hex($payload));
         $task = RemoteWire::decodeTask($payload);
         self::assertSame(['A\B', 'xyz', 1.5], [$task->class, $task->payload, $task->timeLimit]);
     }
