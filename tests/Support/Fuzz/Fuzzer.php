@@ -215,6 +215,36 @@ final class Fuzzer
         return $outcome;
     }
 
+    /**
+     * check() for a streaming decoder: $input fed whole, then in random pieces, must give the
+     * same values and end the same way (a frame split across reads is the same frame).
+     *
+     * @param \Closure(list<string>): array{list<mixed>, ?\Throwable} $feed a fresh decoder fed the pieces in order:
+     *        every value it yields, and what it threw (it stops there)
+     * @param class-string<\Throwable> $allowed
+     */
+    public function checkStream(string $input, \Closure $feed, string $allowed, ?int $memoryBound = null): mixed
+    {
+        return $this->check($input, function (string $bytes) use ($feed): array {
+            [$whole, $wholeError] = $feed([$bytes]);
+            [$pieces, $piecesError] = $feed($this->chunks($bytes));
+            if (\serialize($whole) !== \serialize($pieces) || ($wholeError === null) !== ($piecesError === null)) {
+                throw new \LogicException(\sprintf(
+                    'fed whole it gave %d values and %s, fed in pieces %d values and %s',
+                    \count($whole),
+                    $wholeError === null ? 'no error' : $wholeError::class . ': ' . $wholeError->getMessage(),
+                    \count($pieces),
+                    $piecesError === null ? 'no error' : $piecesError::class . ': ' . $piecesError->getMessage(),
+                ));
+            }
+            if ($wholeError !== null) {
+                throw $wholeError;
+            }
+
+            return $whole;
+        }, $allowed, $memoryBound);
+    }
+
     /** Fails the test, naming what reruns it. */
     public function fail(string $input, string $why): never
     {
