@@ -15,7 +15,8 @@ use Random\Randomizer;
  * PHP warning, notice or deprecation (turned into exceptions while the decoder runs).
  *
  * BOBBIN_FUZZ_SEED reruns a failed run (every failure prints it, with the input as hex);
- * BOBBIN_FUZZ_CASES sets how many generated cases each fuzz test runs (CI: the default).
+ * BOBBIN_FUZZ_CASES sets how many generated cases each fuzz test runs (CI: the default);
+ * BOBBIN_FUZZ_REPORT=1 prints how many cases ran in all.
  * Each test draws from its own stream (the seed mixed with the test's name), so one test's
  * inputs do not change when another test draws more.
  */
@@ -35,6 +36,8 @@ final class Fuzzer
 
     /** @var array{string, int, string}|null the case running now: what the shutdown report prints after a fatal error */
     private static ?array $inFlight = null;
+    /** Cases checked in this process, every fuzz test together (BOBBIN_FUZZ_REPORT=1 prints it at the end). */
+    private static int $total = 0;
 
     public readonly int $seed;
     public readonly int $cases;
@@ -50,6 +53,9 @@ final class Fuzzer
         if (!$reporting) {
             $reporting = true;
             \register_shutdown_function(static function (): void {
+                if (\getenv('BOBBIN_FUZZ_REPORT') === '1') {
+                    \fwrite(\STDERR, \sprintf("\nFuzz: %d cases checked (BOBBIN_FUZZ_SEED=%d, BOBBIN_FUZZ_CASES=%d)\n", self::$total, self::baseSeed(), self::caseCount()));
+                }
                 if (self::$inFlight !== null) {
                     [$name, $seed, $input] = self::$inFlight;
                     \fwrite(\STDERR, \sprintf("\nFuzz case of %s ended the process (BOBBIN_FUZZ_SEED=%d); input (hex): %s\n", $name, $seed, \bin2hex(\substr($input, 0, 4096))));
@@ -99,17 +105,21 @@ final class Fuzzer
 
     /**
      * @template T
-     * @param non-empty-list<T> $items
+     * @param list<T> $items
      * @return T
      */
     public function pick(array $items): mixed
     {
+        if ($items === []) {
+            throw new \LogicException('Nothing to pick from');
+        }
+
         return $items[$this->random->getInt(0, \count($items) - 1)];
     }
 
     public function bytes(int $length): string
     {
-        return $length === 0 ? '' : $this->random->getBytes($length);
+        return $length < 1 ? '' : $this->random->getBytes($length);
     }
 
     /** Random bytes, mostly short, now and then up to $max. */
@@ -176,6 +186,7 @@ final class Fuzzer
     public function check(string $input, \Closure $decode, string $allowed, ?int $memoryBound = null): mixed
     {
         $this->checked++;
+        self::$total++;
         $memoryBound ??= self::MEMORY_BASE_BYTES + self::MEMORY_PER_INPUT_BYTE * \strlen($input);
         \set_error_handler(static function (int $level, string $message, string $file, int $line): bool {
             if ((\error_reporting() & $level) === 0) {

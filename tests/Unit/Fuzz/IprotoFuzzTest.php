@@ -25,6 +25,7 @@ use PHPUnit\Framework\TestCase;
  */
 final class IprotoFuzzTest extends TestCase
 {
+    /** @param array<int, mixed> $body */
     private static function frame(int $type, int $sync, array $body, int $schema = 80): string
     {
         $encoder = new Encoder();

@@ -64,7 +64,7 @@ final class MysqlPacketFuzzTest extends TestCase
         ];
     }
 
-    /** @param list<string> $payloads framed as the server sends them after a command: sequence 1, 2, 3… */
+    /** @param array<int, string> $payloads framed, in order, as the server sends them after a command: sequence 1, 2, 3… */
     private static function framed(array $payloads): string
     {
         $packets = new PacketBuffer();
