@@ -12,14 +12,21 @@ namespace Bobbin\MessagePack;
  * Extension returns, or an Ext.
  *
  * Every read is bounds-checked: a truncated or malformed buffer is a MessagePackException,
- * never a PHP warning or a wrong value.
+ * never a PHP warning or a wrong value. Arrays and maps nest at most MAX_DEPTH deep (extension
+ * payloads decoded with this decoder included): each level costs PHP a call frame, and a
+ * megabyte of 0x91 would otherwise ask for a million of them.
  */
 final class Decoder
 {
+    /** How deep arrays and maps may nest; deeper is a MessagePackException. */
+    public const MAX_DEPTH = 512;
+
     private readonly Extensions $extensions;
     private string $buffer = '';
     private int $offset = 0;
     private int $end = 0;
+    /** Arrays and maps open around the value being read. */
+    private int $depth = 0;
 
     public function __construct(?Extensions $extensions = null)
     {
@@ -51,7 +58,7 @@ final class Decoder
     public function decodeAt(string $buffer, int &$offset, ?int $end = null): mixed
     {
         // Saved and restored: an extension's decode() may decode its own payload with us.
-        $saved = [$this->buffer, $this->offset, $this->end];
+        $saved = [$this->buffer, $this->offset, $this->end, $this->depth];
         $this->buffer = $buffer;
         $this->offset = $offset;
         $this->end = $end ?? \strlen($buffer);
@@ -64,7 +71,8 @@ final class Decoder
 
             return $value;
         } finally {
-            [$this->buffer, $this->offset, $this->end] = $saved;
+            // The depth too: an exception thrown deep inside leaves it where it was.
+            [$this->buffer, $this->offset, $this->end, $this->depth] = $saved;
         }
     }
 
@@ -188,10 +196,14 @@ final class Decoder
     /** @return list<mixed> */
     private function array(int $count): array
     {
+        if (++$this->depth > self::MAX_DEPTH) {
+            throw $this->tooDeep();
+        }
         $values = [];
         for ($i = 0; $i < $count; $i++) {
             $values[] = $this->value();
         }
+        $this->depth--;
 
         return $values;
     }
@@ -199,6 +211,9 @@ final class Decoder
     /** @return array<int|string, mixed> */
     private function map(int $count): array
     {
+        if (++$this->depth > self::MAX_DEPTH) {
+            throw $this->tooDeep();
+        }
         $entries = [];
         for ($i = 0; $i < $count; $i++) {
             $at = $this->offset;
@@ -208,6 +223,7 @@ final class Decoder
             }
             $entries[$key] = $this->value();
         }
+        $this->depth--;
 
         return $entries;
     }
@@ -229,6 +245,11 @@ final class Decoder
         if ($this->end - $this->offset < $bytes) {
             throw $this->truncated($bytes);
         }
+    }
+
+    private function tooDeep(): MessagePackException
+    {
+        return new MessagePackException(\sprintf('MessagePack that nests deeper than %d levels (at offset %d)', self::MAX_DEPTH, $this->offset - 1));
     }
 
     private function truncated(int $bytes): MessagePackException

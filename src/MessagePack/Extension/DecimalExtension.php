@@ -16,6 +16,8 @@ use Bobbin\MessagePack\MessagePackException;
 final class DecimalExtension implements Extension
 {
     public const TYPE = 1;
+    /** Tarantool's decimals have 38 digits, so their scale lies between -38 and 38 (1e37 is "1" at -37). */
+    public const MAX_SCALE = 38;
 
     public function type(): int
     {
@@ -54,6 +56,10 @@ final class DecimalExtension implements Extension
         $scale = $decoder->decodeAt($data, $offset);
         if (!\is_int($scale) || $offset >= \strlen($data)) {
             throw new MessagePackException('A decimal needs an integer scale and at least one byte of digits');
+        }
+        if ($scale > self::MAX_SCALE || $scale < -self::MAX_SCALE) {
+            // Checked before the zeros it asks for are padded: a hostile 2^31 would allocate 2 GiB.
+            throw new MessagePackException(\sprintf('A decimal with the scale %d (Tarantool\'s lie within ±%d)', $scale, self::MAX_SCALE));
         }
         $nibbles = \bin2hex(\substr($data, $offset));
         $sign = $nibbles[-1];

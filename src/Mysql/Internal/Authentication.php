@@ -78,6 +78,10 @@ final class Authentication
     {
         $plain = $password . "\0";
         $nonce = \substr($nonce, 0, 20);
+        if ($nonce === '') {
+            // An AuthSwitchRequest may carry none: nothing to mask with (and a division by zero below).
+            throw new ConnectException('The server asked for the password under RSA without a nonce to mask it with');
+        }
         $mask = \str_repeat($nonce, \intdiv(\strlen($plain), \strlen($nonce)) + 1);
         $key = @\openssl_pkey_get_public($publicKeyPem);
         if ($key === false) {

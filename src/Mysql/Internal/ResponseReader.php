@@ -205,8 +205,8 @@ final class ResponseReader
         }
         $offset = 0;
         $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
-        if ($this->columnCount === 0) {
-            throw new ProtocolException('A result set announced no columns');
+        if ($this->columnCount < 1) {
+            throw new ProtocolException('A result set announced no columns (or 2^63 and more)');
         }
         $this->columns = [];
         $this->rows = [];

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Mysql\Internal;
 
+use Bobbin\Mysql\Exception\ProtocolException;
+
 /**
  * Decodes result rows, text (COM_QUERY) and binary (COM_STMT_EXECUTE), into PHP values by
  * column type, so that both protocols give the same values: integers as int (an unsigned BIGINT
@@ -24,6 +26,9 @@ final class RowDecoder
         $row = [];
         $offset = 0;
         foreach ($columns as $column) {
+            if (!isset($payload[$offset])) {
+                throw self::truncated();
+            }
             $length = \ord($payload[$offset]);
             if ($length < 251) {
                 $value = \substr($payload, $offset + 1, $length);
@@ -44,6 +49,9 @@ final class RowDecoder
                 default => $decodeJson ? self::json($value) : $value,
             };
         }
+        if ($offset > \strlen($payload)) {
+            throw self::truncated(); // the last value was cut short
+        }
 
         return $row;
     }
@@ -58,6 +66,9 @@ final class RowDecoder
         $count = \count($columns);
         // A 0x00 header, then the NULL bitmap, whose first two bits are reserved.
         $offset = 1 + (($count + 9) >> 3);
+        if (\strlen($payload) < $offset) {
+            throw self::truncated();
+        }
         foreach ($columns as $i => $column) {
             $bit = $i + 2;
             if ((\ord($payload[1 + ($bit >> 3)]) >> ($bit & 7)) & 1) {
@@ -68,6 +79,9 @@ final class RowDecoder
             switch ($column->type) {
                 case Protocol::TYPE_LONG:
                 case Protocol::TYPE_INT24:
+                    if (!isset($payload[$offset + 3])) {
+                        throw self::truncated();
+                    }
                     $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8) | (\ord($payload[$offset + 2]) << 16) | (\ord($payload[$offset + 3]) << 24);
                     if (!$unsigned && $value > 0x7fffffff) {
                         $value -= 0x100000000;
@@ -75,6 +89,9 @@ final class RowDecoder
                     $offset += 4;
                     break;
                 case Protocol::TYPE_LONGLONG:
+                    if (!isset($payload[$offset + 7])) {
+                        throw self::truncated();
+                    }
                     $value = self::unpackOne('P', $payload, $offset);
                     if ($unsigned && $value < 0) {
                         $value = \sprintf('%u', $value);
@@ -82,6 +99,9 @@ final class RowDecoder
                     $offset += 8;
                     break;
                 case Protocol::TYPE_TINY:
+                    if (!isset($payload[$offset])) {
+                        throw self::truncated();
+                    }
                     $value = \ord($payload[$offset++]);
                     if (!$unsigned && $value > 127) {
                         $value -= 256;
@@ -89,6 +109,9 @@ final class RowDecoder
                     break;
                 case Protocol::TYPE_SHORT:
                 case Protocol::TYPE_YEAR:
+                    if (!isset($payload[$offset + 1])) {
+                        throw self::truncated();
+                    }
                     $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8);
                     if (!$unsigned && $column->type !== Protocol::TYPE_YEAR && $value > 0x7fff) {
                         $value -= 0x10000;
@@ -96,10 +119,16 @@ final class RowDecoder
                     $offset += 2;
                     break;
                 case Protocol::TYPE_DOUBLE:
+                    if (!isset($payload[$offset + 7])) {
+                        throw self::truncated();
+                    }
                     $value = self::unpackOne('e', $payload, $offset);
                     $offset += 8;
                     break;
                 case Protocol::TYPE_FLOAT:
+                    if (!isset($payload[$offset + 3])) {
+                        throw self::truncated();
+                    }
                     $value = self::float32((float) self::unpackOne('g', $payload, $offset), $column->decimals);
                     $offset += 4;
                     break;
@@ -113,6 +142,9 @@ final class RowDecoder
                     $value = self::time($payload, $offset, $column->decimals);
                     break;
                 default:
+                    if (!isset($payload[$offset])) {
+                        throw self::truncated();
+                    }
                     $length = \ord($payload[$offset]);
                     if ($length < 251) {
                         $value = \substr($payload, $offset + 1, $length);
@@ -128,8 +160,17 @@ final class RowDecoder
             }
             $row[$column->name] = $value;
         }
+        if ($offset > \strlen($payload)) {
+            throw self::truncated(); // the last value was cut short
+        }
 
         return $row;
+    }
+
+    /** A row that ends before its columns do: its values would be cut short or read past the packet. */
+    private static function truncated(): ProtocolException
+    {
+        return new ProtocolException('The server sent a row shorter than its columns');
     }
 
     private static function unpackOne(string $format, string $data, int $offset): int|float
@@ -158,9 +199,14 @@ final class RowDecoder
         return $value >= 0 ? $value : \sprintf('%u', $value);
     }
 
+    /** @throws ProtocolException for JSON that does not decode: the rest of the response is still on the wire */
     private static function json(string $value): mixed
     {
-        return \json_decode($value, true, 512, \JSON_THROW_ON_ERROR | \JSON_BIGINT_AS_STRING);
+        try {
+            return \json_decode($value, true, 512, \JSON_THROW_ON_ERROR | \JSON_BIGINT_AS_STRING);
+        } catch (\JsonException $e) {
+            throw new ProtocolException('The server sent a JSON value that does not decode: ' . $e->getMessage(), 0, '', $e);
+        }
     }
 
     /**
@@ -177,6 +223,9 @@ final class RowDecoder
 
     private static function dateTime(string $payload, int &$offset, ColumnDefinition $column): string
     {
+        if (!isset($payload[$offset])) {
+            throw self::truncated();
+        }
         $length = \ord($payload[$offset]);
         $fields = \unpack('vyear/Cmonth/Cday/Chour/Cminute/Csecond/Vmicro', \str_pad(\substr($payload, $offset + 1, $length), 11, "\0"));
         $offset += 1 + $length;
@@ -192,6 +241,9 @@ final class RowDecoder
 
     private static function time(string $payload, int &$offset, int $decimals): string
     {
+        if (!isset($payload[$offset])) {
+            throw self::truncated();
+        }
         $length = \ord($payload[$offset]);
         $fields = \unpack('Cnegative/Vdays/Chour/Cminute/Csecond/Vmicro', \str_pad(\substr($payload, $offset + 1, $length), 12, "\0"));
         $offset += 1 + $length;

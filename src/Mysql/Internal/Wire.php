@@ -70,6 +70,11 @@ final class Wire
         if ($length === null) {
             return null;
         }
+        if ($length < 0) {
+            // 2^63 or more, read as 64 signed bits: no packet is that long, and a negative
+            // length would move the offset backwards.
+            throw new ProtocolException('A length-encoded string claims 2^63 bytes or more');
+        }
         if (\strlen($data) < $offset + $length) {
             throw new ProtocolException('A packet ended inside a length-encoded string');
         }

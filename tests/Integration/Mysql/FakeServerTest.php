@@ -5,6 +5,9 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Mysql;
 
 use Bobbin\Mysql\Connection;
+use Bobbin\Mysql\ConnectionPool;
+use Bobbin\Mysql\PoolConfig;
+use Bobbin\Pool\PoolSettings;
 use Bobbin\Mysql\Exception\AccessDeniedException;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
@@ -104,6 +107,30 @@ final class FakeServerTest extends TestCase
             self::assertStringContainsString('sequence 7', $e->getMessage());
         }
         self::assertTrue($connection->isClosed());
+    }
+
+    public function testAfterGarbageFromTheServerThePoolOpensANewConnectionAndNeverReusesTheOld(): void
+    {
+        $server = $this->serve('garbage-then-good');
+        $pool = new ConnectionPool(new PoolConfig($server->config(), new PoolSettings(maxSize: 1)));
+        $first = $pool->acquire();
+        try {
+            $first->command('SELECT 1');
+            self::fail('garbage must not become a result');
+        } catch (ProtocolException $e) {
+            self::assertStringContainsString('0xff', $e->getMessage());
+        } finally {
+            $pool->release($first);
+        }
+        self::assertTrue($first->isClosed());
+
+        // The fake server answers this only on a second connection: the first one it closed.
+        $next = $pool->acquire();
+        self::assertNotSame($first, $next);
+        self::assertSame('yes', $next->command('SELECT 1')->rows[0]['ok']);
+        $pool->release($next);
+        self::assertSame(1, $pool->statistics()->discarded);
+        $pool->close();
     }
 
     public function testAServerGoneInTheMiddleOfAResultIsConnectionLost(): void

@@ -52,6 +52,21 @@ final class FaultTest extends TestCase
         self::assertTrue($connection->isClosed());
     }
 
+    public function testAfterGarbageTheClientOpensANewConnectionAndNeverReusesTheOld(): void
+    {
+        $this->server = FakeRedisServer::start('garbage-then-good');
+        $client = new Client(new ClientConfig(ConnectionConfig::fromUrl($this->server->url())));
+        try {
+            $client->get('k');
+            self::fail('garbage must not become a value');
+        } catch (ProtocolException $e) {
+            self::assertStringContainsString('does not end with CRLF where its length says', $e->getMessage());
+        }
+
+        // The fake server closed the first connection: only a new one is answered.
+        self::assertSame('yes', $client->get('k'));
+    }
+
     public function testAReplyNobodyAskedForIsAProtocolError(): void
     {
         $this->server = FakeRedisServer::start('extra');

@@ -53,6 +53,21 @@ final class FakeServerTest extends TestCase
         self::assertFalse($connection->isAlive());
     }
 
+    public function testAfterGarbageTheNextCallOpensANewConnectionAndNeverReusesTheOld(): void
+    {
+        $connection = Connection::connect($this->serve('garbage-then-good')->config());
+        try {
+            $connection->call('anything');
+            self::fail('garbage must not become an answer');
+        } catch (ProtocolException $e) {
+            self::assertStringContainsString('0xc1 at offset', $e->getMessage());
+        }
+
+        // The fake server hung up on the first connection: only a new one is answered.
+        self::assertSame(['ok'], $connection->call('anything'));
+        self::assertTrue($connection->isAlive());
+    }
+
     public function testALengthThatIsNotAnUnsignedIntegerIsAProtocolError(): void
     {
         $connection = Connection::connect($this->serve('bad-length')->config());

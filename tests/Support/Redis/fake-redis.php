@@ -10,6 +10,7 @@ declare(strict_types=1);
  *   malformed  bytes that are no RESP reply
  *   silent     nothing, ever (the connection stays open)
  *   extra      a reply to the command and one more nobody asked for
+ *   garbage-then-good  garbage to the first connection's command, then a second connection served
  */
 
 $scenario = $argv[1] ?? 'cut';
@@ -21,6 +22,44 @@ if ($server === false) {
 $name = (string) stream_socket_get_name($server, false);
 fwrite(STDOUT, 'port ' . substr($name, strrpos($name, ':') + 1) . "\n");
 fclose(STDOUT);
+
+if ($scenario === 'garbage-then-good') {
+    // The first connection's first command gets garbage and the connection is closed; the
+    // second is served, every command answered "yes" (a client must open it, never reuse the first).
+    $hello = "%3\r\n\$6\r\nserver\r\n\$5\r\nredis\r\n\$7\r\nversion\r\n\$5\r\n7.0.0\r\n\$5\r\nproto\r\n:3\r\n";
+    for ($connection = 1; $connection <= 2; $connection++) {
+        $client = @stream_socket_accept($server, 30);
+        if ($client === false) {
+            exit(1);
+        }
+        for ($command = 0; ($buffer = readCommand($client)) !== null; $command++) {
+            fwrite($client, match (true) {
+                $command === 0 => $hello,
+                $connection === 1 => "\$3\r\nab\x00garbage\r\n",
+                default => "\$3\r\nyes\r\n",
+            });
+            if ($connection === 1 && $command === 1) {
+                break;
+            }
+        }
+        fclose($client);
+    }
+    exit(0);
+}
+
+/** @param resource $client */
+function readCommand($client): ?string
+{
+    $buffer = '';
+    while (($line = fgets($client)) !== false) {
+        $buffer .= $line;
+        if (preg_match('/^\*(\d+)\r\n/', $buffer, $m) === 1 && substr_count($buffer, "\r\n") >= 1 + 2 * (int) $m[1]) {
+            return $buffer;
+        }
+    }
+
+    return null;
+}
 
 $client = @stream_socket_accept($server, 30);
 if ($client === false) {

@@ -108,6 +108,8 @@ while ($client = @\stream_socket_accept($server, -1)) {
             'truncated' => \substr($frame(0, $sync, $encoder->encode([0x30 => ['a long enough answer']])), 0, 12),
             // 0xc1 (never used) where the header map should be.
             'corrupt-header' => "\xce\x00\x00\x00\x03\xc1\xc1\xc1",
+            // The first client gets garbage and is hung up on; later ones are served.
+            'garbage-then-good' => $clients === 1 ? "\xce\x00\x00\x00\x03\xc1\xc1\xc1" : $frame(0, $sync, $encoder->encode([0x30 => ['ok']])),
             // Not a MessagePack uint where the length should be.
             'bad-length' => "\xa3abc",
             // The first answer's body is broken; its length is right, so the stream goes on.
@@ -123,7 +125,7 @@ while ($client = @\stream_socket_accept($server, -1)) {
         if ($answer !== '') {
             \fwrite($client, $answer);
         }
-        if ($scenario === 'truncated') {
+        if ($scenario === 'truncated' || ($scenario === 'garbage-then-good' && $clients === 1)) {
             break;
         }
     }

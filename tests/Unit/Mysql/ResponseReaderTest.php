@@ -188,7 +188,7 @@ final class ResponseReaderTest extends TestCase
     public function testMariaDbExtendedMetadataMarksJsonColumns(): void
     {
         $reader = new ResponseReader(false, true, true, true);
-        self::feed($reader, ["\x01", self::column('doc', Protocol::TYPE_BLOB, extended: 'json'), "\x0d" . '{"a":[1,2]}', self::ok(0, 0, 2, 0, "\xfe")]);
+        self::feed($reader, ["\x01", self::column('doc', Protocol::TYPE_BLOB, extended: 'json'), "\x0b" . '{"a":[1,2]}', self::ok(0, 0, 2, 0, "\xfe")]);
 
         self::assertSame([['doc' => ['a' => [1, 2]]]], $reader->results()[0]->rows);
     }
