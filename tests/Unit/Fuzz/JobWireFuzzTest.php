@@ -32,12 +32,12 @@ final class JobWireFuzzTest extends TestCase
         $error = new RemoteError('RuntimeException', 'it broke', 7, '/app/Task.php', 12, "#0 {main}", new RemoteError('LogicException', 'cause', 0, '', 0, ''));
 
         return [
-            JobWire::taskFrame(new EncodedTask('App\Resize', 'O:10:"App\Resize":1:{s:1:"w";i:640;}', 2.5)),
-            JobWire::taskFrame(new EncodedTask('', '', 0.0)),
-            JobWire::startedFrame(4242),
-            JobWire::outcomeFrame(TaskOutcome::success('a:1:{i:0;s:2:"ok";}', 0.125)),
-            JobWire::outcomeFrame(TaskOutcome::failure($error, 1.0)),
-            JobWire::crashedFrame('killed by signal 9'),
+            FrameDecoder::frame(JobWire::task(new EncodedTask('App\Resize', 'O:10:"App\Resize":1:{s:1:"w";i:640;}', 2.5))),
+            FrameDecoder::frame(JobWire::task(new EncodedTask('', '', 0.0))),
+            FrameDecoder::frame(JobWire::started(4242)),
+            FrameDecoder::frame(JobWire::outcome(TaskOutcome::success('a:1:{i:0;s:2:"ok";}', 0.125))),
+            FrameDecoder::frame(JobWire::outcome(TaskOutcome::failure($error, 1.0))),
+            FrameDecoder::frame(JobWire::crashed('killed by signal 9')),
             FrameDecoder::frame(RemoteWire::alive(77, 'host-a')),
             FrameDecoder::frame(RemoteWire::timedOut('past 5 s')),
             FrameDecoder::frame(RemoteWire::refused('unknown class')),
