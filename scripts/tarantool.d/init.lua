@@ -14,7 +14,7 @@ box.cfg{
     wal_dir = dir,
     wal_mode = 'none',
     readahead = 1024 * 1024,
-    memtx_memory = 256 * 1024 * 1024,
+    memtx_memory = 512 * 1024 * 1024, -- room for the differential suite's large random tuples beside the rest
     net_msg_max = 4096,
     log = dir .. '/tarantool.log',
     pid_file = dir .. '/tarantool.pid',
