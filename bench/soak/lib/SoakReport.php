@@ -196,7 +196,8 @@ final class SoakReport
         \ksort($this->deaths);
         $md[] = '';
         $md[] = \sprintf(
-            '**Worker deaths** logged by the master: %s; fatal requests answered 500: %s; workers that logged the requests they held when they ended: %d, naming %d answered 503 (clients saw %d from the server itself). Unexpected deaths: %s.',
+            '**Worker deaths** logged by the master (%.2f per second): %s; fatal requests answered 500: %s; workers that logged the requests they held when they ended: %d, naming %d answered 503 (clients saw %d from the server itself). Unexpected deaths: %s.',
+            \array_sum($this->deaths) / \max(1.0, $this->duration),
             $this->deaths === [] ? 'none' : \implode(', ', \array_map(static fn (int $code, int $n): string => $code < 0 ? "$n killed by signal " . -$code : "$n with exit code $code", \array_keys($this->deaths), $this->deaths)),
             \implode(', ', \array_map(static fn (string $path, int $n): string => "$n `$path`", \array_keys($this->fatal500), $this->fatal500)),
             $this->abruptEnds, $this->namedUnavailable, $this->serverUnavailable,
@@ -219,7 +220,7 @@ final class SoakReport
         $md[] = \sprintf('The master ran to the end and its stop (SIGTERM) ended with code %d.', $this->stopCode);
         $failures = $this->failures();
         $md[] = '';
-        $md[] = $failures === [] ? '**Result: ok.**' : "**Result: FAILED** —\n\n" . \implode("\n", \array_map(static fn (string $f): string => "- $f", \array_slice($failures, 0, 30)));
+        $md[] = $failures === [] ? '**Result: ok.**' : "**Result: FAILED** (" . \count($failures) . " failures; the full list: the run's stderr) —\n\n" . self::grouped($failures);
         $md[] = '';
         $md[] = 'Other warnings and errors in the server\'s log (numbers replaced by N): ' . $this->logDigest();
 
@@ -324,6 +325,24 @@ final class SoakReport
         return [$sxx > 0 ? 600 * $sxy / $sxx : 0.0, $points[0][1], $points[$n - 1][1], \max(\array_column($points, 1))];
     }
 
+    /** @param list<string> $failures one line per kind, with its count and a first example */
+    private static function grouped(array $failures): string
+    {
+        $groups = [];
+        foreach ($failures as $failure) {
+            $kind = \preg_replace(['~S[0-9a-f]{6}-[a-z]+\d+-\d+~', '~\(id \d+\)~', '~"[^"]*"~'], ['NUMBER', '(id N)', '"…"'], $failure) ?? $failure;
+            $groups[$kind] ??= [0, $failure];
+            $groups[$kind][0]++;
+        }
+        \uasort($groups, static fn (array $a, array $b): int => $b[0] <=> $a[0]);
+        $lines = [];
+        foreach ($groups as $kind => [$n, $example]) {
+            $lines[] = $n === 1 ? "- $example" : "- $n × $kind (e.g. $example)";
+        }
+
+        return \implode("\n", $lines);
+    }
+
     private function logDigest(): string
     {
         $counts = [];
@@ -332,7 +351,8 @@ final class SoakReport
                 || \preg_match('~^(Worker \d+ (exited with code|was killed)|The process ended while handling)~', $m[2]) === 1) {
                 continue;
             }
-            $key = $m[1] . ': ' . \substr(\preg_replace('~\d+~', 'N', $m[2]) ?? $m[2], 0, 200);
+            $message = \preg_replace(['~\(request [^)]*\)~', '~application_name=\w+~', '~\d+(\.\d+)?~'], ['(request ID)', 'application_name=…', 'N'], $m[2]) ?? $m[2];
+            $key = $m[1] . ': ' . \substr($message, 0, 220);
             $counts[$key] = ($counts[$key] ?? 0) + 1;
         }
         \arsort($counts);
