@@ -16,9 +16,20 @@ final class FloodClient
 {
     private const READ_BYTES = 65536;
 
+    /** @var array<string, list<array{status: int|string, seconds: float, retryAfter: bool, detail?: string}>> */
+    private array $results = ['bad' => [], 'healthy' => []];
+    /** @var array<int, FloodRequest> by socket id */
+    private array $active = [];
+    /** @var array<string, int> requests in flight per stream */
+    private array $inFlight = ['bad' => 0, 'healthy' => 0];
+
+    private function __construct(private readonly string $host, private readonly int $port)
+    {
+    }
+
     /**
      * @param list<string> $badPaths
-     * @return array{bad: list<array{status: int|string, seconds: float, retryAfter: bool}>, healthy: list<array{status: int|string, seconds: float, retryAfter: bool}>, seconds: float}
+     * @return array{bad: list<array{status: int|string, seconds: float, retryAfter: bool, detail?: string}>, healthy: list<array{status: int|string, seconds: float, retryAfter: bool, detail?: string}>, seconds: float}
      *         seconds: from the first request to the last bad one's answer
      */
     public static function run(
@@ -30,116 +41,26 @@ final class FloodClient
         int $healthyConcurrency,
         float $timeout = 30.0,
     ): array {
-        $results = ['bad' => [], 'healthy' => []];
-        /** @var array<int, array{socket: resource, stream: string, request: string, sent: bool, began: float, buffer: string}> $active */
-        $active = [];
-        $counts = ['bad' => 0, 'healthy' => 0];
-        $next = 0;
+        $client = new self($host, $port);
         $started = \microtime(true);
-        $badDone = 0;
-        $finish = static function (int $id, int|string $status, bool $retryAfter) use (&$active, &$results, &$counts, &$badDone): void {
-            $entry = $active[$id];
-            @\fclose($entry['socket']);
-            unset($active[$id]);
-            $counts[$entry['stream']]--;
-            $result = ['status' => $status, 'seconds' => \microtime(true) - $entry['began'], 'retryAfter' => $retryAfter];
-            if (!\is_int($status)) {
-                // What a reset looked like: refused (never written), or closed after N bytes.
-                $result['detail'] = $entry['sent'] ? \sprintf('closed after %d bytes: %s', \strlen($entry['buffer']), \json_encode($entry['buffer'])) : 'connect or write failed';
-            }
-            $results[$entry['stream']][] = $result;
-            if ($entry['stream'] === 'bad') {
-                $badDone++;
-            }
-        };
-        $open = static function (string $stream, string $path) use ($host, $port, &$active, &$counts, &$results): void {
-            $counts[$stream]++;
-            $socket = @\stream_socket_client("tcp://$host:$port", $code, $message, 0, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT);
-            if ($socket === false) {
-                $counts[$stream]--;
-                $results[$stream][] = ['status' => 'reset', 'seconds' => 0.0, 'retryAfter' => false];
-
-                return;
-            }
-            \stream_set_blocking($socket, false);
-            $active[(int) $socket] = [
-                'socket' => $socket,
-                'stream' => $stream,
-                'request' => "GET $path HTTP/1.1\r\nHost: $host:$port\r\nConnection: close\r\n\r\n",
-                'sent' => false,
-                'began' => \microtime(true),
-                'buffer' => '',
-            ];
-        };
+        $next = 0;
         $badTotal = \count($badPaths);
-        while ($badDone < $badTotal) {
-            while ($next < $badTotal && $counts['bad'] < $badConcurrency) {
-                $open('bad', $badPaths[$next++]);
-                if ($next === $badTotal) {
-                    break;
-                }
+        while (\count($client->results['bad']) < $badTotal) {
+            while ($next < $badTotal && $client->inFlight['bad'] < $badConcurrency) {
+                $client->open('bad', $badPaths[$next++]);
             }
-            while ($counts['healthy'] < $healthyConcurrency) {
-                $open('healthy', $healthyPath);
+            while ($client->inFlight['healthy'] < $healthyConcurrency) {
+                $client->open('healthy', $healthyPath);
             }
-            $badDone = \count($results['bad']);
-            if ($badDone >= $badTotal) {
-                break;
-            }
-            $read = $write = [];
-            $now = \microtime(true);
-            foreach ($active as $id => $entry) {
-                if ($now - $entry['began'] > $timeout) {
-                    $finish($id, 'timeout', false);
-                } elseif ($entry['sent']) {
-                    $read[] = $entry['socket'];
-                } else {
-                    $write[] = $entry['socket'];
-                }
-            }
-            $except = null;
-            if (($read === [] && $write === []) || @\stream_select($read, $write, $except, 0, 50_000) === false) {
-                continue;
-            }
-            foreach ($write as $socket) {
-                $id = (int) $socket;
-                if (@\fwrite($socket, $active[$id]['request']) !== \strlen($active[$id]['request'])) {
-                    $finish($id, 'reset', false);
-                } else {
-                    $active[$id]['sent'] = true;
-                }
-            }
-            foreach ($read as $socket) {
-                $id = (int) $socket;
-                $data = @\fread($socket, self::READ_BYTES);
-                if ($data !== false && $data !== '') {
-                    $active[$id]['buffer'] .= $data;
-                    continue;
-                }
-                if ($data === '' && !\feof($socket)) {
-                    continue;
-                }
-                [$status, $retryAfter] = self::outcome($active[$id]['buffer']);
-                $finish($id, $status, $retryAfter);
-            }
+            $client->turn($timeout);
         }
         $seconds = \microtime(true) - $started;
         // The healthy requests still in flight are answered too (not counted in the rate).
-        foreach (\array_keys($active) as $id) {
-            $socket = $active[$id]['socket'];
-            \stream_set_blocking($socket, true);
-            \stream_set_timeout($socket, (int) \ceil($timeout));
-            if (!$active[$id]['sent']) {
-                @\fwrite($socket, $active[$id]['request']);
-            }
-            while (!\feof($socket) && ($data = @\fread($socket, self::READ_BYTES)) !== false && $data !== '') {
-                $active[$id]['buffer'] .= $data;
-            }
-            [$status, $retryAfter] = self::outcome($active[$id]['buffer']);
-            $finish($id, $status, $retryAfter);
+        while ($client->active !== []) {
+            $client->turn($timeout);
         }
 
-        return $results + ['seconds' => $seconds];
+        return ['bad' => $client->results['bad'], 'healthy' => $client->results['healthy'], 'seconds' => $seconds];
     }
 
     /**
@@ -149,8 +70,6 @@ final class FloodClient
      */
     public static function baseline(string $host, int $port, string $path, int $concurrency, float $seconds): array
     {
-        // A "bad" stream of slow no-ops would skew it: run healthy requests against a list of
-        // healthy paths long enough for $seconds, then count what the window saw.
         $started = \microtime(true);
         $answered = $other = 0;
         while (\microtime(true) - $started < $seconds) {
@@ -163,14 +82,63 @@ final class FloodClient
         return ['answered' => $answered, 'other' => $other, 'seconds' => \microtime(true) - $started];
     }
 
-    /** @return array{int|string, bool} status (or `reset`) and whether Retry-After came with it */
-    private static function outcome(string $response): array
+    private function open(string $stream, string $path): void
     {
-        $end = \strpos($response, "\r\n\r\n");
-        if ($end === false || \preg_match('~^HTTP/1\.[01] (\d{3})~', $response, $match) !== 1) {
-            return ['reset', false];
-        }
+        $this->inFlight[$stream]++;
+        $socket = @\stream_socket_client("tcp://{$this->host}:{$this->port}", $code, $message, 0, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT);
+        if ($socket === false) {
+            $this->inFlight[$stream]--;
+            $this->results[$stream][] = ['status' => 'reset', 'seconds' => 0.0, 'retryAfter' => false, 'detail' => "connect: $message"];
 
-        return [(int) $match[1], \preg_match('~\r\nretry-after:~i', \substr($response, 0, $end + 2)) === 1];
+            return;
+        }
+        \stream_set_blocking($socket, false);
+        $this->active[(int) $socket] = new FloodRequest($socket, $stream, "GET $path HTTP/1.1\r\nHost: {$this->host}:{$this->port}\r\nConnection: close\r\n\r\n");
+    }
+
+    /** One wait for the sockets: sends what can be sent, reads what came, ends what is done. */
+    private function turn(float $timeout): void
+    {
+        $read = $write = [];
+        $now = \microtime(true);
+        foreach ($this->active as $id => $request) {
+            if ($now - $request->began > $timeout) {
+                $this->finish($id, 'timeout');
+            } elseif ($request->sent) {
+                $read[] = $request->socket;
+            } else {
+                $write[] = $request->socket;
+            }
+        }
+        $except = null;
+        if (($read === [] && $write === []) || @\stream_select($read, $write, $except, 0, 50_000) === false) {
+            return;
+        }
+        foreach ($write as $socket) {
+            $request = $this->active[(int) $socket];
+            if (@\fwrite($socket, $request->request) !== \strlen($request->request)) {
+                $this->finish((int) $socket, 'reset');
+            } else {
+                $request->sent = true;
+            }
+        }
+        foreach ($read as $socket) {
+            $data = @\fread($socket, self::READ_BYTES);
+            if ($data !== false && $data !== '') {
+                $this->active[(int) $socket]->buffer .= $data;
+            } elseif ($data === false || \feof($socket)) {
+                $this->finish((int) $socket, null);
+            }
+        }
+    }
+
+    /** @param string|null $status null: what the response says */
+    private function finish(int $id, ?string $status): void
+    {
+        $request = $this->active[$id];
+        unset($this->active[$id]);
+        @\fclose($request->socket);
+        $this->inFlight[$request->stream]--;
+        $this->results[$request->stream][] = $request->outcome($status);
     }
 }
