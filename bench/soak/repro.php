@@ -13,6 +13,9 @@ declare(strict_types=1);
  *    GET /soak/exit, then the other session rolls back and lets the INSERT through.
  * 2. A worker ended while a GET /sleep (pg_sleep(1)) is in flight on it lingers until that
  *    query is over: closing the pooled connection (pg_close) waits for the query's result.
+ * 3. A connection the worker had accepted but whose request had not arrived yet is closed when
+ *    the worker ends; the request sent a moment later gets no answer (the soak's one probe
+ *    without an answer in 30 minutes).
  *
  *   php bench/soak/repro.php      (uses this checkout's embedded PostgreSQL, scripts/pg)
  *
@@ -93,6 +96,21 @@ try {
             }
         }
         workerPid($directory, $worker);
+    }
+
+    // 3. A fresh connection the worker accepted before its request arrived meets a closed socket.
+    workerPid($directory, 0);
+    $fresh = \stream_socket_client("tcp://127.0.0.1:$port");
+    \usleep(200_000); // accepted by the worker, nothing sent yet
+    $exit = (new HttpClient('127.0.0.1', $port))->request('GET', '/soak/exit', [], '', true);
+    \usleep(100_000);
+    $written = @\fwrite($fresh, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    \stream_set_timeout($fresh, 5);
+    $reply = (string) @\fread($fresh, 1024);
+    \printf("3. a connection opened before GET /soak/exit (answered %d), its request sent after: %s\n", $exit['status'], $reply === '' ? 'no answer (closed)' : \strtok($reply, "\r"));
+    if ($reply === '') {
+        echo "   DEFECT?: a fresh client whose request came a moment late got no answer at all (docs/PROCESS.md: idle connections are closed)\n";
+        $defects++;
     }
 } finally {
     \proc_terminate($server);

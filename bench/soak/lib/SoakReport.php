@@ -179,6 +179,9 @@ final class SoakReport
         }
         $md[] = '';
         $md[] = '"As expected": CRUD 200/201/204, `/sleep` 200, uploads 200 with the right size and SHA-1, the fatal requests 500, the probe 200. The probe reads only the status line, so its 503s are counted as a dying worker\'s. "No answer on a reused keep-alive connection": the connection closed before any byte of an answer to a request sent on a connection that had served one before — the server closed it idle (a worker that ended closes its idle connections) as the request went out; a write the server never read is not done, which the ledger checks.';
+        if ($this->others !== []) {
+            $md[] = '';
+        }
         foreach (\array_slice($this->others, 0, 10, true) as $what => $n) {
             $md[] = "- $n × $what";
         }
