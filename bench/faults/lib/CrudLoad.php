@@ -26,7 +26,7 @@ final class CrudLoad
     }
 
     /**
-     * @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float}): void $record
+     * @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float, error: string}): void $record
      */
     public function run(float $until, \Closure $record): void
     {
@@ -38,7 +38,7 @@ final class CrudLoad
         }
     }
 
-    /** @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float}): void $record */
+    /** @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float, error: string}): void $record */
     private function cycle(int $cycle, \Closure $record): void
     {
         $number = $this->numberPrefix . '-' . $cycle;
@@ -57,7 +57,7 @@ final class CrudLoad
     }
 
     /**
-     * @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float}): void $record
+     * @param \Closure(array{method: string, number: string, id: int|null, title: string, status: int, body: string, at: float, ms: float, error: string}): void $record
      * @param array<string, string>|null $fields
      * @return string the body of a 201 answer, else ''
      */
@@ -65,7 +65,7 @@ final class CrudLoad
     {
         $body = $fields === null ? '' : \json_encode($fields, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_SLASHES);
         $at = \microtime(true);
-        [$status, $answer] = $this->exchange($method, $path, $body);
+        [$status, $answer, $error] = $this->exchange($method, $path, $body);
         $record([
             'method' => $method,
             'number' => $number,
@@ -75,14 +75,17 @@ final class CrudLoad
             'body' => $answer,
             'at' => $at,
             'ms' => \round((\microtime(true) - $at) * 1000, 2),
+            'error' => $error,
         ]);
 
         return $status === 201 ? $answer : '';
     }
 
-    /** @return array{int, string} status (0: no answer) and body */
+    /** @return array{int, string, string} status (0: no answer), body, and why there was no answer */
     private function exchange(string $method, string $path, string $body): array
     {
+        $reused = $this->socket !== null;
+        $received = 0;
         try {
             $socket = $this->socket ??= $this->connect();
             $request = "$method $path HTTP/1.1\r\nHost: {$this->host}:{$this->port}\r\n"
@@ -94,6 +97,7 @@ final class CrudLoad
             $response = '';
             while (($end = \strpos($response, "\r\n\r\n")) === false) {
                 $response .= $this->read($socket);
+                $received = \strlen($response);
             }
             $head = \substr($response, 0, $end);
             if (\preg_match('~^HTTP/1\.1 (\d{3}) ~', $head, $status) !== 1) {
@@ -107,11 +111,13 @@ final class CrudLoad
                 $this->disconnect();
             }
 
-            return [(int) $status[1], \substr($response, $end + 4, $length)];
-        } catch (\RuntimeException) {
+            return [(int) $status[1], \substr($response, $end + 4, $length), ''];
+        } catch (\RuntimeException $e) {
             $this->disconnect();
 
-            return [0, ''];
+            // A reused keep-alive connection closed before any byte of the answer: the server
+            // closed it idle just as the request went out (a client may retry what is idempotent).
+            return [0, '', \sprintf('%s (%s connection, %d bytes received)', $e->getMessage(), $reused ? 'reused' : 'new', $received)];
         }
     }
 

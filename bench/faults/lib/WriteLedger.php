@@ -19,6 +19,9 @@ namespace Bobbin\Bench\Faults;
  *   number is not checked, and the run counts such answers (unknown()).
  * A request answered with anything else, or not at all, is unexpected: its number is then not
  * checked (the outcome is unknown), and the run fails.
+ * A record marked `unknown` (the caller knows the answer does not tell, e.g. the server's own
+ * 503 for a request in the hands of a worker that died) is counted and its number not checked;
+ * unknownOutcomes() lists them so that the caller can tell what became of each.
  */
 final class WriteLedger
 {
@@ -34,15 +37,23 @@ final class WriteLedger
     private array $unknownAnswers = [];
     /** @var array<string, array<int, int>> method => status => count */
     private array $counts = [];
+    /** @var list<array{method: string, number: string, title: string, status: int}> */
+    private array $unknownOutcomes = [];
 
     /**
-     * @param array{method: string, number: string, id: int|null, title: string, status: int, body: string} $record
+     * @param array{method: string, number: string, id: int|null, title: string, status: int, body: string, unknown?: bool} $record
      *        title: the one sent (POST, PUT) or nothing; body: the response body
      */
     public function record(array $record): void
     {
         ['method' => $method, 'number' => $number, 'status' => $status] = $record;
         $this->counts[$method][$status] = ($this->counts[$method][$status] ?? 0) + 1;
+        if (($record['unknown'] ?? false) === true) {
+            $this->unknown[$number] = true;
+            $this->unknownOutcomes[] = ['method' => $method, 'number' => $number, 'title' => $record['title'], 'status' => $status];
+
+            return;
+        }
         $what = \sprintf('%s %s (id %s)', $method, $number, $record['id'] ?? '-');
         $known = $this->expected[$number] ?? null;
         if ($status === 504 && (\json_decode($record['body'], true)['outcome'] ?? null) === 'unknown') {
@@ -113,6 +124,12 @@ final class WriteLedger
     public function unknown(): array
     {
         return $this->unknownAnswers;
+    }
+
+    /** @return list<array{method: string, number: string, title: string, status: int}> the requests marked `unknown`, in order */
+    public function unknownOutcomes(): array
+    {
+        return $this->unknownOutcomes;
     }
 
     /** @return array<string, array<int, int>> method => status => count */

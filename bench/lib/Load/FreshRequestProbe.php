@@ -8,7 +8,8 @@ namespace Bobbin\Bench\Load;
  * A legitimate client beside an attack: a fresh connection and one `GET` every 1/rate
  * seconds, each timed from the connect to its status line, each given up after $timeout.
  * Probes run concurrently (a slow one does not delay the next), so what is measured is what
- * a stream of new visitors would see.
+ * a stream of new visitors would see. $record, when given, hears of every probe:
+ * (float $begun, float $seconds, int|string $status) — a status code, `reset` or `timeout`.
  */
 final class FreshRequestProbe
 {
@@ -21,6 +22,7 @@ final class FreshRequestProbe
         private readonly float $rate = 4.0,
         private readonly float $timeout = 5.0,
         private readonly string $path = '/',
+        private readonly ?\Closure $record = null,
     ) {
     }
 
@@ -36,7 +38,10 @@ final class FreshRequestProbe
         $received = [];
         /** @var array<int, bool> $sent */
         $sent = [];
-        $finish = function (int $id, ?float $latency) use (&$sockets, &$begun, &$received, &$sent): void {
+        $finish = function (int $id, ?float $latency, int|string $status = 'reset') use (&$sockets, &$begun, &$received, &$sent): void {
+            if ($this->record !== null) {
+                ($this->record)($begun[$id], \microtime(true) - $begun[$id], $status);
+            }
             @\fclose($sockets[$id]);
             unset($sockets[$id], $begun[$id], $received[$id], $sent[$id]);
             $this->results[] = $latency;
@@ -51,6 +56,9 @@ final class FreshRequestProbe
                 $socket = @\stream_socket_client("tcp://{$this->host}:{$this->port}", $code, $message, 0, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT);
                 if ($socket === false) {
                     $this->results[] = null;
+                    if ($this->record !== null) {
+                        ($this->record)($now, 0.0, 'reset');
+                    }
                 } else {
                     \stream_set_blocking($socket, false);
                     $id = (int) $socket;
@@ -63,7 +71,7 @@ final class FreshRequestProbe
             $read = $write = [];
             foreach ($sockets as $id => $socket) {
                 if ($now - $begun[$id] > $this->timeout) {
-                    $finish($id, null);
+                    $finish($id, null, 'timeout');
                 } elseif ($sent[$id]) {
                     $read[] = $socket;
                 } else {
@@ -95,7 +103,8 @@ final class FreshRequestProbe
                 }
                 $received[$id] .= $data;
                 if (\str_contains($received[$id], "\r\n")) {
-                    $finish($id, \preg_match('~^HTTP/1\.[01] 200 ~', $received[$id]) === 1 ? \microtime(true) - $begun[$id] : null);
+                    $status = \preg_match('~^HTTP/1\.[01] (\d{3}) ~', $received[$id], $m) === 1 ? (int) $m[1] : 'reset';
+                    $finish($id, $status === 200 ? \microtime(true) - $begun[$id] : null, $status);
                 }
             }
         }

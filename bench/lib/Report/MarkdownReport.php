@@ -122,6 +122,8 @@ final class MarkdownReport
             ['NATS client and jobs over NATS (issue 26)', 'docs/NATS.md', '## Measured', 'php bench/nats/run.php'],
             ['Local IPC (issue 8)', 'docs/IPC.md', '## Measured figures', 'php bench/ipc/run.php'],
             ['Hostile traffic: slow clients beside fresh ones, Bobbin and nginx (issue 16)', 'docs/HTTP.md', '## Hostile traffic, measured', 'php bench/hostile/run.php'],
+            ['Fatal flood: requests that exhaust memory_limit beside healthy ones, Bobbin and nginx + PHP-FPM (issue 34)', 'docs/PROCESS.md', '## Fatal flood beside PHP-FPM, measured', 'php bench/fatal-flood/run.php'],
+            ['Soak: mixed traffic with fatal requests, reloads and PostgreSQL restarts, writes checked against the database (issue 34)', 'docs/PROCESS.md', '## Soak, measured', 'php bench/soak/run.php [--quick] [--duration=S]'],
             ['Instructions and CPU seconds per hello request and per CRUD cycle, against b4b3950 (issue 17)', 'docs/HTTP.md', '## Instructions per request, counted', 'php bench/async/instructions.php ROOT [--load=crud]; php bench/async/compare.php --script=http …'],
             ['Floors: Bobbin beside pure-PHP servers that only answer (plaintext) or only forward prepared statements (CRUD), user and kernel CPU apart (issue 20)', 'docs/HTTP.md', '## Plaintext floor, measured', 'php bench/floor/run.php [--crud]'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],

@@ -113,6 +113,12 @@ final class BobbinServer implements Server
         $this->process->stop(20.0);
     }
 
+    /** stop(), telling how the server ended: its exit code (0: a clean stop). */
+    public function stopWithCode(): int
+    {
+        return $this->process->stop(20.0)->exitCode;
+    }
+
     /**
      * @param list<string> $command
      * @param array<string, string> $env

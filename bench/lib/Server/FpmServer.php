@@ -26,6 +26,8 @@ final class FpmServer implements Server
     /**
      * @param array<string, string> $env
      * @param string|null $frontController path relative to the checkout; null: the aircraft app
+     * @param string|null $memoryLimit the children's memory_limit (e.g. 64M); null: ctl's default
+     * @param int|null $upstreamKeepalive idle FastCGI connections nginx keeps (0: one per request); null: ctl's default
      */
     public static function start(
         string $root,
@@ -36,6 +38,8 @@ final class FpmServer implements Server
         array $env,
         ?string $frontController = null,
         int $nginxWorkers = 1,
+        ?string $memoryLimit = null,
+        ?int $upstreamKeepalive = null,
     ): self {
         $port = Shell::freePort();
         $args = ['start', '--port=' . $port, '--children=' . $children, '--nginx-workers=' . $nginxWorkers];
@@ -47,6 +51,12 @@ final class FpmServer implements Server
         }
         if ($frontController !== null) {
             $args[] = '--front-controller=' . $root . '/' . $frontController;
+        }
+        if ($memoryLimit !== null) {
+            $args[] = '--memory-limit=' . $memoryLimit;
+        }
+        if ($upstreamKeepalive !== null) {
+            $args[] = '--upstream-keepalive=' . $upstreamKeepalive;
         }
         $result = Shell::run([$root . '/apps/aircraft/fpm/ctl', ...$args], $env, 60.0);
         if ($result->exitCode !== 0) {

@@ -11,7 +11,7 @@ use PHPUnit\Framework\TestCase;
 /**
  * Requests a client can drive into a fatal error (an exhausted memory_limit, exit()) cost their
  * worker, never the server: PHP-FPM answers each with 500 and keeps serving, and so must we.
- * The bench/ soak and bench/run's fatal-flood experiment run the same at a larger scale.
+ * bench/fatal-flood/run.php (beside PHP-FPM) and bench/soak/run.php run the same at a larger scale.
  */
 final class FatalErrorFloodTest extends TestCase
 {

@@ -119,5 +119,29 @@ final class FaultRunLedgerTest extends TestCase
 
         self::assertSame([], $this->ledger->check(['A' => 'second']));
         self::assertSame([], $this->ledger->check(['A' => 'first']));
+
+    public function testAnAnswerMarkedUnknownIsCountedListedAndLeavesItsRowUnchecked(): void
+    {
+        $this->ledger->record(['method' => 'POST', 'number' => 'A', 'id' => null, 'title' => 'first', 'status' => 503, 'body' => "503 Service Unavailable\n", 'unknown' => true]);
+        $this->answer('POST', 'B', 201, 'first');
+        $this->ledger->record(['method' => 'DELETE', 'number' => 'B', 'id' => 7, 'title' => '', 'status' => 503, 'body' => '', 'unknown' => true]);
+
+        self::assertSame([], $this->ledger->check(['A' => 'first']));
+        self::assertSame([], $this->ledger->unexpected());
+        self::assertSame([0, 0], $this->ledger->expectations());
+        self::assertSame([
+            ['method' => 'POST', 'number' => 'A', 'title' => 'first', 'status' => 503],
+            ['method' => 'DELETE', 'number' => 'B', 'title' => '', 'status' => 503],
+        ], $this->ledger->unknownOutcomes());
+        self::assertSame(['POST' => [503 => 1, 201 => 1], 'DELETE' => [503 => 1]], $this->ledger->counts());
+    }
+
+    public function testAReadAfterAWriteOfUnknownOutcomeMayShowEitherState(): void
+    {
+        $this->answer('POST', 'A', 201, 'first');
+        $this->ledger->record(['method' => 'PUT', 'number' => 'A', 'id' => 7, 'title' => 'second', 'status' => 503, 'body' => "503 Service Unavailable\n", 'unknown' => true]);
+        $this->answer('GET', 'A', 200, body: '{"title":"second"}');
+
+        self::assertSame([], $this->ledger->check(['A' => 'second']));
     }
 }
