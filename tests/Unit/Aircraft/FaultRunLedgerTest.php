@@ -119,6 +119,7 @@ final class FaultRunLedgerTest extends TestCase
 
         self::assertSame([], $this->ledger->check(['A' => 'second']));
         self::assertSame([], $this->ledger->check(['A' => 'first']));
+    }
 
     public function testAnAnswerMarkedUnknownIsCountedListedAndLeavesItsRowUnchecked(): void
     {
