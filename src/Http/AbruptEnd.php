@@ -8,10 +8,15 @@ namespace Bobbin\Http;
  * The process serving ends while requests are in the application's hands (exit() or die in a
  * handler, a fatal error such as an exhausted memory_limit): their clients get an answer — 500
  * for the request whose code ended the process, its fiber the one that terminated without
- * finishing, 503 for the others — and so does a client whose request had arrived but not
- * reached the application (queued behind the one that ended the process, read in part, or
- * still in the socket): 503 with Retry-After instead of a reset. Idle connections are closed.
- * The log names the requests. After a normal stop there are none, and nothing is logged.
+ * finishing; for the others what is known of them: a safe method (GET, HEAD, OPTIONS) changed
+ * nothing, 503 with Retry-After; any other may have a statement with its database that commits
+ * after this process is gone (the soak found thousands), so 504 with `"outcome":"unknown"`,
+ * never the "not done, try again" 503 (docs/HTTP.md, "Three outcomes"). A client whose request
+ * had arrived but not reached the application (queued behind the one that ended the process,
+ * read in part, still in the socket, or — for a connection just accepted — arriving within
+ * FIRST_BYTES_GRACE) gets 503 with Retry-After instead of a reset: nothing of it ran. Idle
+ * connections are closed. The log names the requests. After a normal stop there are none, and
+ * nothing is logged.
  *
  * Runs in a shutdown function, where the loop is gone: each answer is one best-effort fwrite()
  * on the non-blocking socket, then fclose().
@@ -20,6 +25,14 @@ namespace Bobbin\Http;
  */
 final class AbruptEnd
 {
+    /** Methods whose requests change nothing (RFC 9110, 9.2.1): answered "try again" when cut off. */
+    private const SAFE_METHODS = ['GET' => true, 'HEAD' => true, 'OPTIONS' => true];
+    /**
+     * How long a connection accepted just before the end may take to send its request: a client
+     * sends right after connecting, and a close before its bytes arrive would be a reset.
+     */
+    private const FIRST_BYTES_GRACE = 0.05;
+
     public function __construct(private readonly ServerContext $context)
     {
     }
@@ -44,6 +57,7 @@ final class AbruptEnd
         foreach ($handled as $end) {
             $requests[] = $this->answerHandled($end);
         }
+        $this->awaitFirstBytes($others);
         $turnedAway = 0;
         foreach ($others as $end) {
             $turnedAway += (int) $this->turnAway($end);
@@ -68,7 +82,7 @@ final class AbruptEnd
     {
         $head = $end->head;
         \assert($head !== null);
-        $status = $end->fiberEnded ? 500 : 503;
+        $status = $end->fiberEnded ? 500 : (isset(self::SAFE_METHODS[$head->method]) ? 503 : 504);
         @\fwrite($end->socket, $this->context->framer->errorResponse($status, requestId: $end->requestId));
         @\fclose($end->socket);
         // An answer like any other: counted, so the totals match what clients received (the
@@ -76,6 +90,33 @@ final class AbruptEnd
         $this->context->metrics->requestDone($head->method, $status, \max(0.0, \microtime(true) - $end->handlingSince));
 
         return \sprintf('%s %s (request %s%s)', $head->method, $head->target, $end->requestId, $end->fiberEnded ? '; its code ended the process' : '');
+    }
+
+    /**
+     * Waits (at most FIRST_BYTES_GRACE, once for all of them) until the connections accepted
+     * with no request yet have one, so that turnAway() answers it instead of resetting it.
+     *
+     * @param list<ConnectionAtEnd> $ends
+     */
+    private function awaitFirstBytes(array $ends): void
+    {
+        $fresh = [];
+        foreach ($ends as $end) {
+            if ($end->fresh && !$end->requestBuffered && $end->phase === ConnectionPhase::Idle) {
+                $fresh[(int) $end->socket] = $end->socket;
+            }
+        }
+        $deadline = \microtime(true) + self::FIRST_BYTES_GRACE;
+        while ($fresh !== [] && ($left = $deadline - \microtime(true)) > 0.0) {
+            $read = \array_values($fresh);
+            $write = $except = null;
+            if (@\stream_select($read, $write, $except, 0, (int) ($left * 1e6)) < 1) {
+                return;
+            }
+            foreach ($read as $socket) {
+                unset($fresh[(int) $socket]);
+            }
+        }
     }
 
     /** Answers 503 when a request had arrived, closes; true when one was turned away. */

@@ -281,6 +281,7 @@ final class Connection
             $this->fiber !== null && $this->fiber->isTerminated(),
             // The request deadline still tells when handling began: no clock is kept per request for this rare end.
             $this->deadline - $this->context->config->requestTimeout,
+            $this->requests === 0,
         );
     }
 

@@ -25,6 +25,8 @@ final readonly class ConnectionAtEnd
         public bool $fiberEnded,
         /** When the handled request's handling began. */
         public float $handlingSince,
+        /** No request has been read on it yet (accepted, its first bytes not seen). */
+        public bool $fresh = false,
     ) {
     }
 }

@@ -558,6 +558,10 @@ final class Connection implements Executor
 
     private function markClosed(string $reason): void
     {
+        // A statement still running: libpq's close reads its results first (PHP's pg_close()
+        // loops on PQgetResult), which would hold the loop — or a process that is ending —
+        // until the server finishes it. Shut the socket down first: the reads end at once.
+        $unfinished = $this->state === ConnectionState::Busy || $this->state === ConnectionState::Draining;
         if ($this->state !== ConnectionState::Closed) {
             $this->state = ConnectionState::Closed;
             $this->closeReason = $reason;
@@ -569,6 +573,12 @@ final class Connection implements Executor
         $this->statements = [];
         $this->idlePeek = null;
         $this->watcher->close();
+        if ($unfinished && \function_exists('socket_import_stream')) {
+            $socket = @\socket_import_stream($this->socket);
+            if ($socket !== false) {
+                @\socket_shutdown($socket, 2);
+            }
+        }
         if (!$this->config->persistent) {
             // A persistent session stays open for the next request of this PHP process.
             @\pg_close($this->handle);

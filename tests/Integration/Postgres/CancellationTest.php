@@ -142,4 +142,23 @@ final class CancellationTest extends PostgresTestCase
         )));
         self::assertSame(5, $pool->statistics()->open);
     }
+
+    public function testClosingAConnectionWhoseStatementStillRunsReturnsAtOnce(): void
+    {
+        $connection = $this->connect();
+        $statement = Async::run(static fn () => $connection->query('SELECT pg_sleep(3)'));
+        Async::delay(0.2);
+
+        $started = \microtime(true);
+        $connection->close(); // as at a worker's end: pg_close() would wait for the statement's result
+        $closedAfter = \microtime(true) - $started;
+
+        self::assertLessThan(0.5, $closedAfter, 'closing waited for the running statement');
+        try {
+            $statement->await();
+            self::fail('The statement cannot finish on a closed connection');
+        } catch (\Bobbin\Postgres\Exception\ConnectionLostException) {
+            // Its outcome is unknown to this caller, and it is told so.
+        }
+    }
 }

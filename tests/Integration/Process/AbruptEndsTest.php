@@ -60,6 +60,31 @@ final class AbruptEndsTest extends TestCase
         self::assertSame(0, $master->stop());
     }
 
+    public function testAWriteInTheApplicationsHandsWhenAnotherRequestEndsTheWorkerIsAnsweredOutcomeUnknown(): void
+    {
+        // Its statement may already be with the database, which finishes it after the worker is
+        // gone: "503, try again" would invite a second write (the soak found thousands).
+        $this->master = $master = MasterProcess::start(self::APP, ['--workers=1']);
+        $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 1);
+        $write = new RawClient($master->address);
+        $write->send("POST /slow?ms=3000 HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n");
+        $read = new RawClient($master->address);
+        $read->send("GET /slow?ms=3000 HTTP/1.1\r\nHost: a\r\n\r\n");
+        \usleep(200_000);
+
+        $client = new RawClient($master->address);
+        $client->send("GET /exit-now HTTP/1.1\r\nHost: a\r\n\r\n");
+
+        self::assertSame(500, $client->readResponse()['status'] ?? null);
+        $written = $write->readResponse();
+        self::assertSame(504, $written['status'] ?? null);
+        self::assertSame('unknown', \json_decode($written['body'] ?? '', true)['outcome'] ?? null);
+        $readAnswer = $read->readResponse();
+        self::assertSame(503, $readAnswer['status'] ?? null, 'a GET changed nothing: try again');
+        self::assertSame(['1'], $readAnswer['headers']['retry-after'] ?? null);
+        self::assertSame(0, $master->stop());
+    }
+
     public function testASingleProcessEndedByExitSaysWhyAndLeavesNoPidFile(): void
     {
         $pidFile = \sys_get_temp_dir() . '/bobbin-abrupt-' . \getmypid() . '.pid';
