@@ -28,7 +28,8 @@ final class Browser
     /** @param array<string, string>|null $form POST fields, or null for a GET */
     public function start(string $path, ?array $form = null): PendingPage
     {
-        $url = \str_starts_with($path, 'http') ? $path : $this->base . $path;
+        // A relative Location ("adminer.php?…") is relative to the root: every page here is there.
+        $url = \str_starts_with($path, 'http') ? $path : $this->base . '/' . \ltrim($path, '/');
         $command = ['curl', '-sS', '-i', '--max-time', '30', '-H', 'Expect:', '-c', $this->jar, '-b', $this->jar];
         if ($form !== null) {
             $command = [...$command, '--data-binary', \http_build_query($form), '-H', 'Content-Type: application/x-www-form-urlencoded'];
@@ -61,7 +62,11 @@ final class Browser
         $port = (string) \parse_url($this->base, \PHP_URL_PORT);
         $url = \str_replace([$this->base, '127.0.0.1%3A' . $port], ['BASE', 'HOST'], $url);
 
-        return (string) \preg_replace(['~(_wpnonce|moderation-hash|token)=[0-9a-f]+~', '~(username|server)=[^&]*~'], ['$1=…', '$1=…'], $url);
+        return (string) \preg_replace(
+            ['~(_wpnonce|moderation-hash|token)=[0-9a-f]+~', '~(username|server)=[^&]*~', '~(bobbin_[a-z]+)_[0-9a-f]{8}~'],
+            ['$1=…', '$1=…', '$1_…'],
+            $url,
+        );
     }
 
     private function normalizeCookie(string $name): string
