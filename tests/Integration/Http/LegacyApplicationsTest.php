@@ -50,12 +50,26 @@ final class LegacyApplicationsTest extends TestCase
         }
     }
 
-    /** @return array{string, string} the base URLs of Bobbin and of nginx + PHP-FPM serving $root */
+    /**
+     * Both servers get this test's own temporary directory (TMPDIR): Adminer counts failed
+     * logins per client address in sys_get_temp_dir()/adminer.invalid and locks the address
+     * out for 30 minutes after 30 — every run's anonymous requests would add to /tmp's.
+     *
+     * @return array{string, string} the base URLs of Bobbin and of nginx + PHP-FPM serving $root
+     */
     private function serve(string $bobbinRoot, string $fpmRoot): array
     {
-        $bobbin = ServerProcess::start(['--legacy', '--workers=1', '--legacy-children=4', '--legacy-docroot=' . $bobbinRoot], '');
+        $temporary = $this->directory . '/tmp';
+        @\mkdir($temporary);
+        $bobbin = ServerProcess::start(['--legacy', '--workers=1', '--legacy-children=4', '--legacy-docroot=' . $bobbinRoot], '', ['TMPDIR' => $temporary]);
         $this->servers[] = $bobbin;
-        $fpm = FpmServer::start('', ['--docroot=' . $fpmRoot]);
+        $previous = \getenv('TMPDIR');
+        \putenv('TMPDIR=' . $temporary); // PHP-FPM keeps its environment (clear_env = no)
+        try {
+            $fpm = FpmServer::start('', ['--docroot=' . $fpmRoot]);
+        } finally {
+            \putenv($previous === false ? 'TMPDIR' : 'TMPDIR=' . $previous);
+        }
         $this->servers[] = $fpm;
 
         return [\rtrim($bobbin->url(''), '/'), 'http://127.0.0.1:' . $fpm->port];

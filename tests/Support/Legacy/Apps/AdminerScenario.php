@@ -25,7 +25,9 @@ final class AdminerScenario
     public function __construct(string $base, private readonly MysqlAccount $mysql, private readonly string $database)
     {
         $this->user = new Browser('user', $base);
-        $this->anonymous = new Browser('anonymous', $base);
+        $this->anonymous = new Browser('anonymous', $base, static function (Page $page): void {
+            self::loggedOut($page, 'a page the anonymous client got');
+        });
     }
 
     /** @return list<array{string, string, string, int, string, list<string>}> */
@@ -34,7 +36,7 @@ final class AdminerScenario
         $form = $this->user->start('/adminer.php');
         $theirs = $this->anonymous->start('/adminer.php');
         self::expect(200, $form->page(), 'the login form');
-        $this->loggedOut($theirs->page(), 'the login form, anonymously');
+        self::loggedOut($theirs->page(), 'the login form, anonymously');
 
         $login = $this->user->open('/adminer.php', [
             'auth[driver]' => 'server', 'auth[server]' => $this->mysql->server, 'auth[username]' => $this->mysql->user,
@@ -48,7 +50,7 @@ final class AdminerScenario
         $theirs = $this->anonymous->start($home);
         self::expect(200, $database->page(), 'the database');
         self::contains('>' . self::TABLE . '<', $database->page(), 'the database');
-        $this->loggedOut($theirs->page(), 'the database, anonymously');
+        self::loggedOut($theirs->page(), 'the database, anonymously');
 
         $editor = $this->user->open('/adminer.php' . $query . '&sql=');
         self::expect(200, $editor, 'the SQL command page');
@@ -59,24 +61,24 @@ final class AdminerScenario
         self::expect(200, $result->page(), 'running a query');
         self::contains('<td>74', $result->page(), 'running a query');
         self::contains(self::ROW, $result->page(), 'running a query');
-        $this->loggedOut($theirs->page(), 'running a query, anonymously');
+        self::loggedOut($theirs->page(), 'running a query, anonymously');
 
         $browse = $this->user->start('/adminer.php' . $query . '&select=' . self::TABLE);
         $theirs = $this->anonymous->start('/adminer.php' . $query . '&select=' . self::TABLE);
         $page = $browse->page();
         self::expect(200, $page, 'browsing the table');
         self::contains(self::ROW, $page, 'browsing the table');
-        $this->loggedOut($theirs->page(), 'browsing the table, anonymously');
+        self::loggedOut($theirs->page(), 'browsing the table, anonymously');
 
         $logout = $this->user->open('/adminer.php' . $query, ['logout' => 'Logout', 'token' => $page->field('token')]);
         self::expect(302, $logout, 'logging out');
-        $this->loggedOut($this->user->open('/adminer.php' . $query . '&select=' . self::TABLE), 'browsing after logging out');
+        self::loggedOut($this->user->open('/adminer.php' . $query . '&select=' . self::TABLE), 'browsing after logging out');
 
         return [...$this->user->transcript(), ...$this->anonymous->transcript()];
     }
 
     /** A page for a client that is not logged in: the login form, nothing of the database. */
-    private function loggedOut(Page $page, string $what): void
+    private static function loggedOut(Page $page, string $what): void
     {
         if (\str_contains($page->body, self::ROW) || \str_contains($page->body, 'name="logout"') || \str_contains($page->body, '>' . self::TABLE . '<')) {
             throw new ScenarioFailure("$what: a client that is not logged in got a logged-in page");

@@ -15,7 +15,8 @@ final class Browser
     /** @var list<array{string, string, string, int, string, list<string>}> */
     private array $transcript = [];
 
-    public function __construct(public readonly string $name, private readonly string $base)
+    /** @param (\Closure(Page): void)|null $check runs on every response this browser gets (throws ScenarioFailure) */
+    public function __construct(public readonly string $name, private readonly string $base, private readonly ?\Closure $check = null)
     {
         $this->jar = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-jar-');
     }
@@ -41,6 +42,9 @@ final class Browser
 
         return new PendingPage($process, $pipes, function (Page $page) use ($url, $form): void {
             $this->transcript[] = [$this->name, $form === null ? 'GET' : 'POST', $this->normalize($url), $page->status, $this->normalize($page->location), \array_map($this->normalizeCookie(...), $page->cookieNames)];
+            if ($this->check !== null) {
+                ($this->check)($page);
+            }
         });
     }
 
