@@ -147,7 +147,7 @@ final class LegacyDocumentRootTest extends TestCase
         }
     }
 
-    public function testTheDocumentRootTakesNoAppFileAndNoSharedState(): void
+    public function testTheDocumentRootGoesWithLegacyAndTakesNoAppFileAndNoSharedState(): void
     {
         [$code, , $errors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-docroot=' . self::$root, self::$root . '/index.php']);
         self::assertSame(2, $code, $errors);
@@ -156,6 +156,10 @@ final class LegacyDocumentRootTest extends TestCase
         [$code, , $errors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-shared-state', '--legacy-docroot=' . self::$root]);
         self::assertSame(2, $code, $errors);
         self::assertStringContainsString('--legacy-shared-state', $errors);
+
+        [$code, , $errors] = ServerProcess::runToCompletion(['serve', '--legacy-docroot=' . self::$root]);
+        self::assertSame(2, $code, $errors);
+        self::assertStringContainsString('--legacy-docroot goes with --legacy', $errors);
 
         [$code, , $errors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-docroot=' . self::$root . '/nowhere']);
         self::assertSame(2, $code, $errors);
