@@ -67,8 +67,9 @@ final class Browser
         $url = \str_replace([$this->base, '127.0.0.1%3A' . $port], ['BASE', 'HOST'], $url);
 
         return (string) \preg_replace(
-            ['~(_wpnonce|moderation-hash|token)=[0-9a-f]+~', '~(username|server)=[^&]*~', '~(bobbin_[a-z]+)_[0-9a-f]{8}~'],
-            ['$1=…', '$1=…', '$1_…'],
+            // …and the day in a permalink, should the two servers' runs straddle midnight.
+            ['~(_wpnonce|moderation-hash|token)=[0-9a-f]+~', '~(username|server)=[^&]*~', '~(bobbin_[a-z]+)_[0-9a-f]{8}~', '~/\d{4}/\d{2}/\d{2}/~'],
+            ['$1=…', '$1=…', '$1_…', '/YYYY/MM/DD/'],
             $url,
         );
     }
