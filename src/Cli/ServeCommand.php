@@ -9,6 +9,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\ListenAddress;
+use Bobbin\Http\Legacy\DocumentRoot;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyConfig;
 use Bobbin\Http\Legacy\LegacyGateway;
@@ -59,6 +60,7 @@ final class ServeCommand
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, each request in a fresh process forked from its worker, so nothing of one request is left for the next (docs/LEGACY.md)'],
         'legacy-children' => ['int', 'about 2 per core over all workers (at least 2 per worker)', 'with --legacy: scripts one worker runs at once (each in its own process); further requests wait in the worker\'s queue'],
         'legacy-memory-limit' => ['string', LegacyConfig::DEFAULT_MEMORY_LIMIT, 'with --legacy: memory_limit of each script\'s process, as php.ini\'s for a PHP-FPM child (-1: none)'],
+        'legacy-docroot' => ['string', '', 'with --legacy, for applications of many .php files (WordPress, Adminer): serve DIR as nginx\'s try_files $uri $uri/ /index.php does — /a/b.php runs DIR/a/b.php, a directory its index.php, any other path DIR/index.php; only .php files inside DIR ever run, static files get 404; no APP_FILE then (docs/LEGACY.md)'],
         'legacy-shared-state' => ['bool', 'false', 'with --legacy: run request after request in the worker itself instead of a fresh process each — faster, but globals, statics, functions, classes and constants of one request stay for the next (a logged-in user\'s too): only for scripts written for it (docs/LEGACY.md)'],
         'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
@@ -90,7 +92,7 @@ final class ServeCommand
     private static function legacyConfig(array $options, bool $legacy, int $workers): LegacyConfig
     {
         $sharedState = self::flag('legacy-shared-state', $options['legacy-shared-state'] ?? false);
-        $given = \array_intersect(['legacy-children', 'legacy-memory-limit', 'legacy-shared-state'], \array_keys($options));
+        $given = \array_intersect(['legacy-children', 'legacy-memory-limit', 'legacy-shared-state', 'legacy-docroot'], \array_keys($options));
         if (!$legacy && $given !== []) {
             throw new UsageException(\sprintf('--%s goes with --legacy', \reset($given)));
         }
@@ -101,7 +103,14 @@ final class ServeCommand
             throw new UsageException('--legacy-children counts script processes; --legacy-shared-state runs scripts in the worker itself, one at a time');
         }
         try {
-            return new LegacyConfig($sharedState, $children, (string) ($options['legacy-memory-limit'] ?? LegacyConfig::DEFAULT_MEMORY_LIMIT));
+            $docroot = (string) ($options['legacy-docroot'] ?? '');
+
+            return new LegacyConfig(
+                $sharedState,
+                $children,
+                (string) ($options['legacy-memory-limit'] ?? LegacyConfig::DEFAULT_MEMORY_LIMIT),
+                $docroot === '' ? null : new DocumentRoot($docroot),
+            );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
         }
@@ -166,6 +175,13 @@ final class ServeCommand
         } catch (InvalidConfigException | \InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
         }
+        if ($legacyConfig->documentRoot !== null) {
+            if ($appFile !== null) {
+                throw new UsageException('--legacy-docroot runs the file each request\'s path names: give no APP_FILE');
+            }
+            // What the server reports as its application; each request's script keys are its own.
+            $appFile = $legacyConfig->documentRoot->directory . DocumentRoot::FRONT_CONTROLLER;
+        }
         if ($appFile === null) {
             throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
         }
@@ -201,11 +217,11 @@ final class ServeCommand
         $jobMaster = self::startJobMaster($jobPool, $logger);
         $legacyLoop = null;
         if ($legacy) {
-            if (!\is_file($appFile) || !\is_readable($appFile)) {
+            if ($legacyConfig->documentRoot === null && (!\is_file($appFile) || !\is_readable($appFile))) {
                 throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
             }
-            $handler = new LegacyGateway();
-            $legacyLoop = $legacyConfig->loop((string) \realpath($appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value, $config->requestTimeout);
+            $handler = $legacyConfig->gateway();
+            $legacyLoop = $legacyConfig->loop((string) (\realpath($appFile) ?: $appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value, $config->requestTimeout);
         } else {
             $handler = self::loadApplication($appFile);
             if ($detectLeaks) {
@@ -268,7 +284,7 @@ final class ServeCommand
     /** Forks the workers and supervises them until a graceful stop (docs/PROCESS.md). */
     private function runMaster(MasterConfig $config, LoggerInterface $logger): int
     {
-        if (!\is_file($config->appFile) || !\is_readable($config->appFile)) {
+        if ($config->legacyConfig->documentRoot === null && (!\is_file($config->appFile) || !\is_readable($config->appFile))) {
             throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $config->appFile));
         }
         if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {

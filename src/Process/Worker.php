@@ -65,7 +65,7 @@ final class Worker
 
         $legacy = null;
         if ($this->config->legacy) {
-            $handler = new LegacyGateway();
+            $handler = $this->config->legacyConfig->gateway();
             $legacy = $this->config->legacyConfig->loop(
                 \realpath($this->config->appFile) ?: $this->config->appFile,
                 $handler,

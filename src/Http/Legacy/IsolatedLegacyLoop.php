@@ -35,6 +35,8 @@ final class IsolatedLegacyLoop implements ScriptLoop
     private int $running = 0;
     /** Set in a child only: how its process ends. */
     private ?ScriptProcessEnd $end = null;
+    /** Set in a child only, with --legacy-docroot: the file its request's path names. */
+    private ?string $routedScript = null;
 
     /**
      * @param Closure(): int $onEnd the worker's clean-up once no request will come; returns its exit code
@@ -76,7 +78,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
 
     public function script(): string
     {
-        return $this->script;
+        return $this->routedScript ?? $this->script;
     }
 
     /**
@@ -181,6 +183,11 @@ final class IsolatedLegacyLoop implements ScriptLoop
         \ini_set('html_errors', $this->sapi->htmlErrors ? '1' : '0');
         \ini_set('max_execution_time', (string) $this->sapi->maxExecutionTime);
         RequestStage::enter($item->request);
+        $route = $item->request->getAttribute(ScriptRoute::ATTRIBUTE);
+        if ($route instanceof ScriptRoute) {
+            $this->routedScript = $route->scriptFilename;
+            @\chdir(\dirname($route->scriptFilename)); // as PHP-FPM: the script's own directory
+        }
         if ($this->sapi->outputBuffering !== null) {
             \ob_start(null, $this->sapi->outputBuffering);
         }

@@ -22,7 +22,14 @@ final readonly class LegacyConfig
         public bool $sharedState = false,
         public int $children = 2,
         public string $memoryLimit = self::DEFAULT_MEMORY_LIMIT,
+        /** --legacy-docroot: each request runs the .php file its path names (DocumentRoot) */
+        public ?DocumentRoot $documentRoot = null,
     ) {
+        if ($sharedState && $documentRoot !== null) {
+            // Files of a multi-file application declare their functions without require_once
+            // guards against a second request: they need a fresh process per request.
+            throw new \InvalidArgumentException('--legacy-docroot runs each request in a fresh process: it cannot be combined with --legacy-shared-state');
+        }
         if ($children < 1) {
             throw new \InvalidArgumentException('--legacy-children must be at least 1');
         }
@@ -35,6 +42,12 @@ final readonly class LegacyConfig
     public static function defaultChildren(int $cores, int $workers): int
     {
         return \max(2, \intdiv(2 * $cores + $workers - 1, \max(1, $workers)));
+    }
+
+    /** The server's handler: queues requests for the script loop (routed by the document root, if any). */
+    public function gateway(): LegacyGateway
+    {
+        return new LegacyGateway(documentRoot: $this->documentRoot);
     }
 
     /** Why this PHP cannot run this mode, or null. */

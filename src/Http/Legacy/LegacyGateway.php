@@ -7,6 +7,7 @@ namespace Bobbin\Http\Legacy;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Channel;
 use Bobbin\Async\ChannelClosedException;
+use Bobbin\Http\Message\Response;
 use Bobbin\Http\RequestCancellation;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
@@ -25,13 +26,22 @@ final class LegacyGateway implements RequestHandlerInterface
     /** @var Channel<QueuedRequest> */
     private readonly Channel $queue;
 
-    public function __construct(int $capacity = 4096)
+    /** @param DocumentRoot|null $documentRoot --legacy-docroot: each request runs the file its path names */
+    public function __construct(int $capacity = 4096, private readonly ?DocumentRoot $documentRoot = null)
     {
         $this->queue = new Channel($capacity);
     }
 
     public function handle(ServerRequestInterface $request): ResponseInterface
     {
+        if ($this->documentRoot !== null) {
+            // Routed here, in the worker: a request that runs nothing costs no process.
+            $route = $this->documentRoot->route($request->getUri()->getPath());
+            if ($route->outcome !== RouteOutcome::Script) {
+                return self::refusal($request, $route);
+            }
+            $request = $request->withAttribute(ScriptRoute::ATTRIBUTE, $route);
+        }
         $cancellation = RequestCancellation::of($request);
         $queued = new QueuedRequest($request);
         $this->queue->send($queued, $cancellation);
@@ -64,6 +74,29 @@ final class LegacyGateway implements RequestHandlerInterface
                 return $item;
             }
         }
+    }
+
+    /** What nginx answers when try_files finds nothing to run, or a directory lacks its slash. */
+    private static function refusal(ServerRequestInterface $request, ScriptRoute $route): ResponseInterface
+    {
+        if ($route->outcome === RouteOutcome::AddSlash) {
+            $uri = $request->getUri();
+            $query = $uri->getQuery();
+            // nginx's absolute redirect: the scheme and Host header of the request, the query kept.
+            $authority = $uri->getAuthority();
+            $location = ($authority === '' ? '' : $uri->getScheme() . '://' . $authority)
+                . \implode('/', \array_map(\rawurlencode(...), \explode('/', $route->scriptName)))
+                . ($query === '' ? '' : '?' . $query);
+
+            return new Response(301, ['Location' => $location, 'Content-Type' => 'text/plain; charset=utf-8'], "Moved permanently to $location\n");
+        }
+        $status = match ($route->outcome) {
+            RouteOutcome::Forbidden => 403,
+            RouteOutcome::BadRequest => 400,
+            default => 404,
+        };
+
+        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8'], \sprintf("%d: %s\n", $status, $route->reason));
     }
 
     /** No more requests will come: next() returns null once the queue is empty. */

@@ -27,6 +27,10 @@ final class RequestStage
         $_COOKIE = $globals->cookie;
         $_FILES = $globals->files;
         $_SERVER = $globals->server;
+        $route = $request->getAttribute(ScriptRoute::ATTRIBUTE);
+        if ($route instanceof ScriptRoute) {
+            $_SERVER = \array_replace($_SERVER, $route->serverParams());
+        }
         $_REQUEST = $globals->request;
         InputStream::serve($globals->input);
         HeaderCapture::take();

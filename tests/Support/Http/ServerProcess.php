@@ -23,7 +23,7 @@ final class ServerProcess
      */
     private function __construct(string $appFile, array $options, array $environment, ?int $fileLimit)
     {
-        $this->child = new BobbinChild(\array_merge(['serve', $appFile, '--listen=127.0.0.1:0'], $options), $environment, $fileLimit);
+        $this->child = new BobbinChild(\array_merge(['serve'], $appFile === '' ? [] : [$appFile], ['--listen=127.0.0.1:0'], $options), $environment, $fileLimit);
         $this->pid = $this->child->pid;
         $this->address = $this->child->awaitLog('/Listening on (\S+)/', 15.0, 'bin/bobbin serve did not start')[1];
         $this->port = (int) \substr($this->address, (int) \strrpos($this->address, ':') + 1);
@@ -31,6 +31,7 @@ final class ServerProcess
 
     /**
      * @param list<string> $options extra command-line options
+     * @param string $appFile '' for none (--legacy-docroot)
      * @param array<string, string> $environment
      */
     public static function start(array $options = [], string $appFile = __DIR__ . '/test-app.php', array $environment = [], ?int $fileLimit = null): self

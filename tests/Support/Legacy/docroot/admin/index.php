@@ -1,0 +1,4 @@
+<?php
+
+require dirname(__DIR__) . '/lib/common.php';
+report('admin');
