@@ -15,6 +15,8 @@ namespace Bobbin\Http;
  * The duration runs from when the request's bytes arrived (Async::readyTime(): the poll that
  * found them, or after code held the loop, the kernel's receive time on TCP) to its response
  * written: time queued behind other work in the worker shows.
+ *
+ * @internal written by the server's connections (ServerConfig::$accessLog)
  */
 final class AccessLog
 {

@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
-/** How the body of a response is delimited on the wire (RFC 9112 §6). */
+/**
+ * How the body of a response is delimited on the wire (RFC 9112 §6).
+ *
+ * @internal chosen by ResponseFramer
+ */
 enum BodyFraming
 {
     /** No body at all: 1xx, 204, 304 and responses to HEAD. */

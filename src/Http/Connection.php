@@ -7,6 +7,7 @@ namespace Bobbin\Http;
 use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Http\Classic\CapturedOutput;
@@ -27,6 +28,8 @@ use Throwable;
  */
 final class Connection
 {
+    use OwnsResources;
+
     private const READ_BYTES = 65536;
     private const LINGER_SECONDS = 1.0;
     private const LINGER_MAX_BYTES = 1048576;

@@ -14,6 +14,8 @@ use Psr\Log\LoggerInterface;
  * descriptors already open and a reserve for the application (database connections, files).
  * Holding the limit by not accepting is what keeps a worker from failing on a descriptor it
  * cannot have or cannot watch.
+ *
+ * @internal owned by Server (ServerConfig::$maxConnections)
  */
 final readonly class ConnectionLimit
 {

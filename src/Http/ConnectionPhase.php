@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
-/** What a connection is doing, which decides what its deadline means when it passes. */
+/**
+ * What a connection is doing, which decides what its deadline means when it passes.
+ *
+ * @internal the state of a Connection
+ */
 enum ConnectionPhase
 {
     /** Between requests, nothing of the next one received: closed quietly when idle too long. */

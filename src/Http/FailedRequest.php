@@ -18,6 +18,8 @@ use Throwable;
  * - 503 with Retry-After: the request's deadline cancelled it and the cancellation ended it (a
  *   statement the server confirmed cancelled). Nothing happened; trying again is safe.
  * - 500: any other exception.
+ *
+ * @internal used by Connection (the statuses are documented in docs/HTTP.md)
  */
 final class FailedRequest
 {

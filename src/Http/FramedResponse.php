@@ -16,6 +16,8 @@ use Psr\Http\Message\StreamInterface;
  * interpreter and calls a checking helper for every write to a typed one (docs/ASYNC.md, Rules).
  *
  * @immutable
+ *
+ * @internal made by ResponseFramer for ResponseWriter
  */
 final class FramedResponse
 {

@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
-/** The Date header line, formatted at most once a second however many responses go out. */
+/**
+ * The Date header line, formatted at most once a second however many responses go out.
+ *
+ * @internal the Date header of the server's responses
+ */
 final class HttpDate
 {
     private static int $second = 0;

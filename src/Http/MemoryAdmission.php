@@ -12,6 +12,8 @@ use Psr\Log\LoggerInterface;
  * so the kernel's listen queue and the other workers take the load. Logged once when it starts
  * and once when it ends, not per connection. Checked per accept, not per request:
  * memory_get_usage() reads a counter, no system call.
+ *
+ * @internal owned by Server
  */
 final class MemoryAdmission
 {

@@ -13,6 +13,8 @@ namespace Bobbin\Http;
  * write to a typed one (docs/ASYNC.md, Rules). The constructor's parameters carry the types.
  *
  * @immutable
+ *
+ * @internal parsed by RequestParser for Connection
  */
 final class RequestHead
 {

@@ -9,6 +9,8 @@ namespace Bobbin\Http;
  * $buffer as they arrive (one at a time or many requests at once); nextHead() and readBody()
  * return null until enough has arrived and throw ProtocolException for anything ambiguous, so a
  * request can never be framed two ways (the root of request smuggling).
+ *
+ * @internal used by Connection
  */
 final class RequestParser
 {

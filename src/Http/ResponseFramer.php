@@ -25,6 +25,8 @@ use Psr\Http\Message\StreamInterface;
  * Header fields of responses that are not Bobbin's own (validated when set) are checked here:
  * a name that is no token or a value with a control character is an InvalidResponseException,
  * never a byte on the wire; so is a status outside 100–599.
+ *
+ * @internal used by ResponseWriter
  */
 final class ResponseFramer
 {

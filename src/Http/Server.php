@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutCancellation;
@@ -26,6 +27,8 @@ use Psr\Log\LoggerInterface;
  */
 final class Server
 {
+    use OwnsResources;
+
     /** At a stop without an idle grace, how long an accepted connection may take to send its first request. */
     private const FIRST_REQUEST_GRACE_SECONDS = 0.5;
     private const ACCEPTS_PER_WAKE = 32;

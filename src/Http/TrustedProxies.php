@@ -8,6 +8,8 @@ namespace Bobbin\Http;
  * The proxies (addresses and CIDR ranges, IPv4 and IPv6) whose X-Forwarded-For and
  * X-Forwarded-Proto the server believes (--trusted-proxies). From anyone else those headers
  * are the client's word and change nothing.
+ *
+ * @internal built from ServerConfig::$trustedProxies
  */
 final class TrustedProxies
 {

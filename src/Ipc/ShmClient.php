@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Ipc;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Ipc\Internal\ReconnectingChannel;
 use Bobbin\Ipc\Internal\ShmConnection;
 
@@ -15,6 +16,8 @@ use Bobbin\Ipc\Internal\ShmConnection;
  */
 final class ShmClient implements IpcClient
 {
+    use OwnsResources;
+
     private readonly ReconnectingChannel $channel;
 
     /**

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Ipc;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Ipc\Internal\ReconnectingChannel;
 use Bobbin\Ipc\Internal\SocketConnection;
 
@@ -14,6 +15,8 @@ use Bobbin\Ipc\Internal\SocketConnection;
  */
 final class SocketClient implements IpcClient
 {
+    use OwnsResources;
+
     private readonly ReconnectingChannel $channel;
 
     public function __construct(

@@ -10,6 +10,7 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\Future;
 use Bobbin\Async\Lock;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\Semaphore;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Jobs\Execution\TaskEncoder;
@@ -37,6 +38,8 @@ use Bobbin\Jobs\Wire\EncodedTask;
  */
 final class Jobs
 {
+    use OwnsResources;
+
     private static ?self $shared = null;
 
     private readonly Semaphore $queue;

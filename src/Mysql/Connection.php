@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Mysql\Exception\ConnectException;
@@ -41,6 +42,8 @@ use Closure;
  */
 final class Connection implements Executor
 {
+    use OwnsResources;
+
     use ExecutesQueries;
 
     /** Bound of the background clean-up after an abandoned statement. */

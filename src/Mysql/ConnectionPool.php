@@ -6,6 +6,7 @@ namespace Bobbin\Mysql;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\PoolTimeoutException;
 use Bobbin\Mysql\Internal\PoolConnector;
@@ -24,6 +25,8 @@ use Closure;
  */
 final class ConnectionPool implements Executor
 {
+    use OwnsResources;
+
     use ExecutesQueries;
 
     /** @var Pool<Connection> */

@@ -10,6 +10,7 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\Timer;
 use Bobbin\Nats\Exception\ConnectionClosedException;
@@ -52,6 +53,8 @@ use Closure;
  */
 final class Connection
 {
+    use OwnsResources;
+
     private Socket $socket;
     private ProtocolParser $parser;
     private ConnectionState $state = ConnectionState::Connected;

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Nats;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Nats\Internal\MessageBuffer;
 use Closure;
 
@@ -18,6 +19,8 @@ use Closure;
  */
 final class Inbox
 {
+    use OwnsResources;
+
     /** @param Closure(self): void $close */
     public function __construct(
         public readonly string $subject,

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Nats;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Nats\Exception\SubscriptionClosedException;
 use Bobbin\Nats\Internal\MessageBuffer;
 use Closure;
@@ -18,6 +19,8 @@ use Closure;
  */
 final class Subscription
 {
+    use OwnsResources;
+
     /** Messages delivered to it so far (for an auto-unsubscribe after a number of them). */
     public int $delivered = 0;
     /** Unsubscribe once this many messages in all were delivered; null: no limit. */

@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Async\Timer;
 use Bobbin\Async\WaitingLine;
@@ -25,6 +26,8 @@ use Bobbin\Metrics\HistogramValue;
  */
 final class Pool
 {
+    use OwnsResources;
+
     /** @var list<C> most recently used last: reuse stays on warm connections, the rest can idle out */
     private array $idle = [];
     /** Callers waiting for a connection, each for at most acquireTimeout. */

@@ -9,6 +9,7 @@ use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Platform\RequiredExtension;
@@ -44,6 +45,8 @@ use PgSql\Result as PgResult;
  */
 final class Connection implements Executor
 {
+    use OwnsResources;
+
     use ExecutesQueries;
 
     private const SEND_SIMPLE = 0;

@@ -65,6 +65,52 @@ final class ConnectionConfig
     }
 
     /**
+     * The settings from a libpq URI, the client's own beside it as MySQL's fromUrl() takes them.
+     * The URL goes to libpq as it is (its query carries libpq's parameters: sslmode, sslrootcert,
+     * application_name, several hosts…; tls_insecure=1 as in any connection string); only its
+     * scheme is checked here, so that a key/value string or another database's URL fails now
+     * with a clear message instead of later in libpq.
+     *
+     * @param string $url postgresql://user:password@host:port/database?param=value (or postgres://)
+     * @throws \ValueError for anything but a postgresql:// or postgres:// URL, or settings the constructor refuses
+     */
+    public static function fromUrl(
+        #[\SensitiveParameter] string $url,
+        float $connectTimeout = 10.0,
+        ?float $queryTimeout = null,
+        int $statementCacheSize = 256,
+        bool $decodeJson = false,
+        bool $persistent = false,
+        bool $tlsInsecure = false,
+    ): self {
+        if (\preg_match('#^postgres(?:ql)?://#i', $url) !== 1) {
+            // Not the URL itself in the message: it may hold a password.
+            throw new \ValueError('A PostgreSQL URL starts with postgresql:// or postgres://');
+        }
+
+        return new self($url, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent, $tlsInsecure);
+    }
+
+    /**
+     * The same settings with others for some of them (named arguments of the constructor),
+     * validated as the constructor validates them.
+     */
+    public function with(#[\SensitiveParameter] mixed ...$changes): self
+    {
+        $settings = [
+            'connectionString' => $this->connectionString,
+            'connectTimeout' => $this->connectTimeout,
+            'queryTimeout' => $this->queryTimeout,
+            'statementCacheSize' => $this->statementCacheSize,
+            'decodeJson' => $this->decodeJson,
+            'persistent' => $this->persistent,
+            'tlsInsecure' => $this->tlsInsecure,
+        ];
+
+        return new self(...\array_merge($settings, $changes));
+    }
+
+    /**
      * The string libpq is given: the caller's, with the TLS settings of SslSettings.
      *
      * @internal

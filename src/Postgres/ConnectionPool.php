@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
@@ -25,6 +26,8 @@ use Closure;
  */
 final class ConnectionPool implements Executor
 {
+    use OwnsResources;
+
     use ExecutesQueries;
 
     /** @var Pool<Connection> */

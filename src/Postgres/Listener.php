@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\Channel;
 use Bobbin\Async\ChannelClosedException;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use PgSql\Connection as PgConnection;
@@ -18,6 +19,8 @@ use PgSql\Connection as PgConnection;
  */
 final class Listener
 {
+    use OwnsResources;
+
     /** @var Channel<Notification> */
     private readonly Channel $notifications;
 

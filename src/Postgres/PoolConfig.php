@@ -40,6 +40,38 @@ final class PoolConfig
         return $this->settings;
     }
 
+    /**
+     * @param string $url postgresql://user:password@host:port/database?… (see ConnectionConfig::fromUrl())
+     * @throws \ValueError for anything but a postgresql:// or postgres:// URL, or settings out of range
+     */
+    public static function fromUrl(
+        #[\SensitiveParameter] string $url,
+        int $minSize = 0,
+        int $maxSize = 32,
+        float $acquireTimeout = 5.0,
+        int $maxWaiters = 10_000,
+        float $idleTimeout = 60.0,
+        float $maxLifetime = 3600.0,
+        float $checkAfterIdle = 5.0,
+        float $connectTimeout = 10.0,
+        ?float $queryTimeout = null,
+        int $statementCacheSize = 256,
+        bool $decodeJson = false,
+        bool $persistent = false,
+        bool $tlsInsecure = false,
+    ): self {
+        return new self(
+            ConnectionConfig::fromUrl($url, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent, $tlsInsecure),
+            $minSize,
+            $maxSize,
+            $acquireTimeout,
+            $maxWaiters,
+            $idleTimeout,
+            $maxLifetime,
+            $checkAfterIdle,
+        );
+    }
+
     public static function fromConnectionString(
         #[\SensitiveParameter] string $connectionString,
         int $minSize = 0,

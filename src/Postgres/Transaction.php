@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Postgres;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Postgres\Exception\PostgresException;
 use Bobbin\Postgres\Exception\TransactionException;
 use Closure;
@@ -15,6 +16,8 @@ use Closure;
  */
 final class Transaction implements Executor
 {
+    use OwnsResources;
+
     use ExecutesQueries;
 
     private bool $active = true;

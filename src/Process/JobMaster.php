@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\OwnsResources;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -20,6 +21,8 @@ use Psr\Log\LoggerInterface;
  */
 final class JobMaster
 {
+    use OwnsResources;
+
     private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
     private const TICK_MICROSECONDS = 100_000;
 

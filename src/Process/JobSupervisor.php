@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\OwnsResources;
 use Closure;
 use Psr\Log\LoggerInterface;
 
@@ -20,6 +21,8 @@ use Psr\Log\LoggerInterface;
  */
 final class JobSupervisor
 {
+    use OwnsResources;
+
     /** @var array<int, WorkerHandle> by pid */
     private array $workers = [];
     private MasterPhase $phase = MasterPhase::Starting;

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Platform\ByteSize;
 use Bobbin\Async\Async;
 use Bobbin\Jobs\Jobs;
@@ -21,6 +22,8 @@ use Psr\Log\LoggerInterface;
  */
 final class JobWorker
 {
+    use OwnsResources;
+
     private const POLL_MICROSECONDS = 100_000;
     private const RESERVE_BYTES = 1 << 20;
 

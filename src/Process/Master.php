@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 use Bobbin\Async\LoopHeartbeat;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Server;
@@ -28,6 +29,8 @@ use Psr\Log\LogLevel;
  */
 final class Master
 {
+    use OwnsResources;
+
     private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP, \SIGUSR1];
     private const TICK_MICROSECONDS = 100_000;
     private const STATUS_EVERY_SECONDS = 0.25;

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Platform\ByteSize;
 use Bobbin\Async\Async;
 use Bobbin\Async\BlockProbe;
@@ -30,6 +31,8 @@ use Psr\Log\LoggerInterface;
  */
 final class Worker
 {
+    use OwnsResources;
+
     private readonly float $started;
     private bool $ready = false;
     private bool $retiring = false;

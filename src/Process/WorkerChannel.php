@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Process;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Closure;
@@ -16,6 +17,8 @@ use Closure;
  */
 final class WorkerChannel
 {
+    use OwnsResources;
+
     private ?StreamWatcher $watcher = null;
     /** Bytes of lines that did not fit the socket yet. */
     private string $pending = '';

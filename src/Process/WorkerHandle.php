@@ -4,9 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\OwnsResources;
+
 /** The master's record of one forked worker and the master's end of their socket pair. */
 final class WorkerHandle
 {
+    use OwnsResources;
+
     public WorkerState $state = WorkerState::Booting;
     public ?float $readyAt = null;
     public ?WorkerStats $stats = null;

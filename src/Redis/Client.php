@@ -7,6 +7,7 @@ namespace Bobbin\Redis;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SharedAttempt;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
@@ -36,6 +37,8 @@ use Closure;
  */
 final class Client implements Executor
 {
+    use OwnsResources;
+
     use ExecutesCommands {
         get as private getFromServer;
     }

@@ -9,6 +9,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\KeyedWaiters;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Async\Timer;
@@ -43,6 +44,8 @@ use Closure;
  */
 final class Connection implements Executor
 {
+    use OwnsResources;
+
     use ExecutesCommands;
 
     /** How long a timed-out command's reply may still take before the connection is closed. */

@@ -11,6 +11,7 @@ use Bobbin\Async\Channel;
 use Bobbin\Async\ChannelClosedException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Redis\Exception\ConnectionLostException;
 use Bobbin\Redis\Exception\RedisException;
@@ -32,6 +33,8 @@ use Bobbin\Redis\Internal\Socket;
  */
 final class Subscriber
 {
+    use OwnsResources;
+
     private const BACKOFF_FIRST = 0.05;
     private const BACKOFF_MAX = 2.0;
 

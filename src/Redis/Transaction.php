@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Redis;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Redis\Exception\CommandException;
 use Bobbin\Redis\Exception\RedisException;
 use Bobbin\Redis\Exception\TransactionConflictException;
@@ -24,6 +25,8 @@ use Closure;
  */
 final class Transaction implements Executor
 {
+    use OwnsResources;
+
     use ExecutesCommands;
 
     /** @var list<array<int, mixed>> */

@@ -6,6 +6,7 @@ namespace Bobbin\Tarantool;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SharedAttempt;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\TimeoutException;
@@ -37,6 +38,8 @@ use Closure;
  */
 final class Connection implements Executor
 {
+    use OwnsResources;
+
     private Session $session;
     /** @var SharedAttempt<Session> */
     private readonly SharedAttempt $reconnects;

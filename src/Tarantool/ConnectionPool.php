@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tarantool;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
 use Bobbin\Pool\PoolStatistics;
@@ -25,6 +26,8 @@ use Closure;
  */
 final class ConnectionPool implements Executor
 {
+    use OwnsResources;
+
     /** @var Pool<Connection> */
     private readonly Pool $pool;
 

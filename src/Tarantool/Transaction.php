@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tarantool;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Tarantool\Exception\TransactionException;
 use Closure;
 
@@ -15,6 +16,8 @@ use Closure;
  */
 final class Transaction implements Executor
 {
+    use OwnsResources;
+
     private bool $finished = false;
 
     /** @internal made by Connection::transaction() with a connection bound to the stream */

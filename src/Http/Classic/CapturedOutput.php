@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Classic;
 
-/** What one request echoed (OutputCapture). */
+/**
+ * What one request echoed (OutputCapture).
+ *
+ * @internal part of the capture of PHP's own response functions
+ */
 final class CapturedOutput
 {
     public string $contents = '';

@@ -16,6 +16,8 @@ use Psr\Http\Message\ResponseInterface;
  * replace those of header() with the same name, Set-Cookie lines add up, and the status is the
  * response's (an emitter sends its status line last); echoed output comes before the body.
  * Without one (a superglobals script): header() and http_response_code() make the response.
+ *
+ * @internal part of the capture of PHP's own response functions
  */
 final class ClassicResponse
 {

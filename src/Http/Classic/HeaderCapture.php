@@ -18,6 +18,8 @@ use Bobbin\Async\Async;
  *
  * Only the head of `sapi_module_struct` is declared: eleven pointers, then `header_handler`, as
  * in every PHP 8 (main/SAPI.h). Without FFI (ffi.enable=false) it stays off and says so.
+ *
+ * @internal part of the capture of PHP's own response functions
  */
 final class HeaderCapture
 {

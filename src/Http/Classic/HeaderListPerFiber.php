@@ -10,6 +10,8 @@ use Bobbin\Async\FiberLocalState;
  * PHP's header list (header(), setcookie()) is one per process; with requests running
  * concurrently it must follow the fiber that set it: a request that sets a header and then
  * waits takes its headers along, and the requests that run meanwhile start from an empty list.
+ *
+ * @internal part of the capture of PHP's own response functions
  */
 final class HeaderListPerFiber implements FiberLocalState
 {

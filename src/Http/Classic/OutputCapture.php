@@ -20,6 +20,8 @@ use Psr\Log\LoggerInterface;
  * belongs to the whole process: a request that suspends while holding one shares it with the
  * requests that run meanwhile (one request at a time — the legacy mode, the framework adapters'
  * default — is exact).
+ *
+ * @internal part of the capture of PHP's own response functions
  */
 final class OutputCapture
 {

@@ -9,6 +9,8 @@ use Psr\Http\Message\UploadedFileInterface;
 /**
  * A decoded form body: its fields as PHP builds $_POST, its files as PSR-7's uploaded-files
  * tree, and the temporary files that hold them until the request is over.
+ *
+ * @internal built by RequestBuilder (applications read getParsedBody() and getUploadedFiles())
  */
 final class FormData
 {

@@ -12,6 +12,8 @@ use Bobbin\Http\Message\UploadedFile;
  * PHP's), every file is written to a temporary file in upload_tmp_dir (or the system's), a file
  * over upload_max_filesize gets UPLOAD_ERR_INI_SIZE and no temporary file, an empty file input
  * UPLOAD_ERR_NO_FILE, and files beyond max_file_uploads are ignored.
+ *
+ * @internal used by RequestBuilder
  */
 final class FormDecoder
 {

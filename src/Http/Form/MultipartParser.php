@@ -13,6 +13,8 @@ namespace Bobbin\Http\Form;
  * `name` and `filename` may be quoted (backslash escapes) or bare tokens; a part without a
  * name is skipped. A body that never reaches its final delimiter, a part without its blank
  * line after the headers, or more parts than $maxParts are refused.
+ *
+ * @internal used by RequestBuilder
  */
 final class MultipartParser
 {

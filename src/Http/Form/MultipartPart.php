@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Form;
 
-/** One part of a multipart/form-data body: a field, or a file when it has a filename. */
+/**
+ * One part of a multipart/form-data body: a field, or a file when it has a filename.
+ *
+ * @internal made by MultipartParser
+ */
 final readonly class MultipartPart
 {
     public function __construct(

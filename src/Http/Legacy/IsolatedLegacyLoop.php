@@ -27,6 +27,8 @@ use Psr\Log\LoggerInterface;
  * response back over a socket pair and leaves with _exit(). The parent reads it (ScriptChild),
  * answers the client, reaps the child. At most $children scripts run at once; further requests
  * wait in the gateway's queue, where a request past its deadline gets the "not done" 503.
+ *
+ * @internal behind LegacyGateway
  */
 final class IsolatedLegacyLoop implements ScriptLoop
 {

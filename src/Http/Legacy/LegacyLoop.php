@@ -28,6 +28,8 @@ use Psr\Log\LoggerInterface;
  * properties, constants, functions and classes (so `require_once` runs a file once per worker,
  * not once per request), open connections. exit() and die end the worker after their response
  * has gone out (the master starts another one).
+ *
+ * @internal behind LegacyGateway (--legacy-shared-state)
  */
 final class LegacyLoop implements ScriptLoop
 {

@@ -12,6 +12,8 @@ namespace Bobbin\Http\Legacy;
  *
  * IsolatedLegacyLoop (the default: a fresh process per request) and LegacyLoop
  * (--legacy-shared-state: one process runs request after request) implement it.
+ *
+ * @internal between LegacyGateway and its script loops
  */
 interface ScriptLoop
 {

@@ -11,6 +11,8 @@ namespace Bobbin\Http\Legacy;
  * An 8-byte length of the rest, then the status (2 bytes), the number of header lines (4
  * bytes), each line with its 4-byte length, the fatal error's message with its 4-byte length
  * ('' when the script ended without one), and the body (what remains).
+ *
+ * @internal from a script child to IsolatedLegacyLoop
  */
 final readonly class ScriptResponseFrame
 {

@@ -11,6 +11,8 @@ namespace Bobbin\Http\Legacy;
  * the next client's cookie instead of continuing the previous client's session. session_id('')
  * leaves an empty id behind (then never read from the cookie), so the pointer itself is cleared
  * through FFI: `ps_globals` begins with two char pointers and then the id (ext/session, PHP 8).
+ *
+ * @internal used by the script loops
  */
 final class SessionReset
 {

@@ -11,6 +11,8 @@ use Psr\Http\Message\UploadedFileInterface;
 /**
  * A request as PHP-FPM presents it to a script: the values of $_GET, $_POST, $_COOKIE, $_FILES,
  * $_SERVER and $_REQUEST. Pure: built from the PSR-7 request, assigned by LegacyLoop.
+ *
+ * @internal built by the script loops
  */
 final readonly class Superglobals
 {

@@ -13,6 +13,8 @@ namespace Bobbin\Http\Message;
  * nginx passes $host, without the port); HTTP_PROXY is never set (a "Proxy:" header must not
  * become a proxy setting, "httpoxy"); SERVER_NAME is the Host header's host, as nginx's
  * default server and Apache's UseCanonicalName Off give it; no environment variables.
+ *
+ * @internal used by RequestBuilder (applications read getServerParams())
  */
 final class ServerParams
 {

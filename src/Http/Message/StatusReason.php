@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Message;
 
-/** Standard reason phrases (RFC 9110 and registered extensions). */
+/**
+ * Standard reason phrases (RFC 9110 and registered extensions).
+ *
+ * @internal used by Response and ResponseFramer
+ */
 final class StatusReason
 {
     private const PHRASES = [

@@ -9,6 +9,8 @@ use Psr\Http\Message\ResponseInterface;
 /**
  * Sends a PSR-7 response through PHP's SAPI (PHP-FPM, php -S): status line, headers, then the
  * body in chunks so a large streamed body is never held in memory twice.
+ *
+ * @internal used by SapiRunner
  */
 final class ResponseEmitter
 {

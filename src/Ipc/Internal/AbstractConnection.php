@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\OwnsResources;
 
 use Bobbin\Ipc\ConnectionLostException;
 
@@ -20,6 +21,8 @@ use Bobbin\Ipc\ConnectionLostException;
  */
 abstract class AbstractConnection implements FramedConnection, ResponseSource
 {
+    use OwnsResources;
+
     protected readonly ResponseRouter $router;
     protected bool $open = true;
     /** Why the connection ended; made into an exception only when somebody is told (lost()). */

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Ipc\Internal;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Ipc\Codec\RingMemory;
 use FFI;
 use FFI\CData;
@@ -16,6 +17,8 @@ use FFI\CData;
  */
 final class MappedRing implements RingMemory
 {
+    use OwnsResources;
+
     /**
      * @param SharedMemory $memory held so the mapping lives as long as this view: a view that
      *        outlived it would read unmapped memory, which kills the process

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SharedAttempt;
 use Closure;
 
@@ -17,6 +18,8 @@ use Closure;
  */
 final class ReconnectingChannel
 {
+    use OwnsResources;
+
     private ?FramedConnection $connection = null;
     /** @var SharedAttempt<FramedConnection> */
     private readonly SharedAttempt $connects;

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Ipc\Internal;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Ipc\IpcException;
 use FFI;
 use FFI\CData;
@@ -15,6 +16,8 @@ use FFI\CData;
  */
 final class SharedMemory
 {
+    use OwnsResources;
+
     private const DECLARATIONS = <<<'C'
         int shm_open(const char *name, int oflag, unsigned int mode);
         intptr_t mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);

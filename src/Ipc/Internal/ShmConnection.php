@@ -14,6 +14,7 @@ use Bobbin\Ipc\Codec\RequestRing;
 use Bobbin\Ipc\Codec\ResponseRing;
 use Bobbin\Ipc\Codec\SegmentOffer;
 use Bobbin\Ipc\Codec\ShmHandshake;
+use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Ipc\IpcException;
 use FFI;
@@ -169,7 +170,7 @@ final class ShmConnection extends AbstractConnection
                 Async::awaitReadable($stream, \max(0.0, $deadline - \microtime(true)));
             } catch (TimeoutException) {
                 \socket_close($control);
-                throw new IpcException(\sprintf('The shared-memory handshake timed out after %.1f s', $timeout));
+                throw new ConnectTimeoutException(\sprintf('The shared-memory handshake timed out after %.1f s', $timeout));
             }
             $received = @\socket_recvmsg($control, $message, \MSG_DONTWAIT);
         } while ($received === false);

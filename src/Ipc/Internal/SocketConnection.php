@@ -10,6 +10,7 @@ use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Ipc\Codec\FrameCodec;
+use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\ConnectionLostException;
 use Bobbin\Ipc\Endpoint;
 use Bobbin\Ipc\IpcException;
@@ -81,7 +82,7 @@ final class SocketConnection extends AbstractConnection
                 Async::awaitWritable($stream, $timeout);
             } catch (TimeoutException) {
                 \fclose($stream);
-                throw new IpcException(\sprintf('Connecting to the IPC daemon at %s timed out after %.1f s', $endpoint->uri(), $timeout));
+                throw new ConnectTimeoutException(\sprintf('Connecting to the IPC daemon at %s timed out after %.1f s', $endpoint->uri(), $timeout));
             }
             if (@\stream_socket_get_name($stream, true) === false) {
                 \fclose($stream);

@@ -96,7 +96,14 @@ final class SerializationInspector
             )];
         }
         if (\method_exists($value, '__serialize')) {
-            return self::visitProperties($value->__serialize(), $path, $seen);
+            try {
+                $properties = $value->__serialize();
+            } catch (\Throwable $refused) {
+                // A connection, a pool, a channel (Async\OwnsResources) refuses by throwing.
+                return [$path, \sprintf('is a %s, which cannot be serialized (%s)', $class, $refused->getMessage())];
+            }
+
+            return self::visitProperties($properties, $path, $seen);
         }
         if (!$value instanceof \stdClass && self::engineDecides($value)) {
             try {

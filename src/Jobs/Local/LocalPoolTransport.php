@@ -6,6 +6,7 @@ namespace Bobbin\Jobs\Local;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\JobWorkersUnavailableException;
@@ -29,6 +30,8 @@ use Bobbin\Jobs\Wire\TaskOutcome;
  */
 final class LocalPoolTransport implements JobTransport
 {
+    use OwnsResources;
+
     private const EAGAIN = 11;
     private const CONNECT_TIMEOUT_SECONDS = 5.0;
     private const LONGEST_PAUSE_SECONDS = 0.05;

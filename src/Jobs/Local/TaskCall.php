@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Jobs\Local;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
@@ -31,6 +32,8 @@ use Bobbin\Jobs\Wire\TaskOutcome;
  */
 final class TaskCall
 {
+    use OwnsResources;
+
     private const READ_BYTES = 1 << 20;
 
     private readonly FrameDecoder $decoder;

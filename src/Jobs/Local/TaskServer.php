@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Jobs\Local;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Jobs\Execution\TaskRunner;
 use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\Security\JobAuthenticationException;
@@ -25,6 +26,8 @@ use Bobbin\Jobs\Wire\JobWire;
  */
 final class TaskServer
 {
+    use OwnsResources;
+
     /** Seconds past the time limit after which the process ends itself (SIGALRM's default action). */
     private const ALARM_GRACE_SECONDS = 2;
     private const READ_BYTES = 1 << 20;

@@ -7,6 +7,7 @@ namespace Bobbin\Jobs\Nats;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SharedAttempt;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Jobs\JobException;
@@ -58,6 +59,8 @@ use Bobbin\Nats\JetStream\StreamConfig;
  */
 final class NatsTransport implements JobTransport
 {
+    use OwnsResources;
+
     private const FIRST_RETRY_SECONDS = 0.001;
     private const LONGEST_RETRY_SECONDS = 0.05;
 

@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\Timer;
 use Bobbin\Jobs\JobProtocolException;
 use Bobbin\Jobs\JobTimeoutException;
@@ -45,6 +46,8 @@ use Psr\Log\LoggerInterface;
  */
 final class RemoteJobServer
 {
+    use OwnsResources;
+
     private const FETCH_SECONDS = 5.0;
 
     private readonly CancellationSource $stop;

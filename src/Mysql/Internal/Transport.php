@@ -7,6 +7,7 @@ namespace Bobbin\Mysql\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\IdleSocketPeek;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshake;
@@ -27,6 +28,8 @@ use Bobbin\Mysql\Exception\ConnectionLostException;
  */
 final class Transport
 {
+    use OwnsResources;
+
     private const READ_CHUNK = 262_144;
 
     public readonly PacketBuffer $packets;

@@ -11,6 +11,7 @@ use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Nats\ConnectionConfig;
 use Bobbin\Nats\Exception\AuthorizationException;
 use Bobbin\Nats\Exception\ConnectException;
+use Bobbin\Nats\Exception\ConnectTimeoutException;
 use Bobbin\Nats\Exception\NatsException;
 use Bobbin\Nats\Message;
 
@@ -50,7 +51,7 @@ final class Handshake
             if ($cancellation !== null && $cancellation->isRequested()) {
                 throw $cancelled;
             }
-            throw new ConnectException(\sprintf('Connecting to NATS (%s) timed out after %.1f s', $config->describe(), $config->connectTimeout), 0, $cancelled);
+            throw new ConnectTimeoutException(\sprintf('Connecting to NATS (%s) timed out after %.1f s', $config->describe(), $config->connectTimeout), 0, $cancelled);
         } catch (NatsException $error) {
             $socket?->close();
             if ($error instanceof ConnectException) {

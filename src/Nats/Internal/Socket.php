@@ -6,6 +6,7 @@ namespace Bobbin\Nats\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshake;
@@ -23,6 +24,8 @@ use Bobbin\Nats\Exception\ConnectionLostException;
  */
 final class Socket
 {
+    use OwnsResources;
+
     private const READ_CHUNK = 262_144;
 
     private readonly StreamWatcher $watcher;

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Nats\JetStream;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\ProtocolException;
@@ -17,6 +18,8 @@ use Bobbin\Nats\Subscription;
  */
 final class PullConsumer
 {
+    use OwnsResources;
+
     private const MARGIN_SECONDS = 1.0;
 
     private readonly Subscription $inbox;

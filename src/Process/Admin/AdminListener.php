@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process\Admin;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Http\Server;
 
 /**
@@ -13,6 +14,8 @@ use Bobbin\Http\Server;
  */
 final class AdminListener
 {
+    use OwnsResources;
+
     private const MAX_HEAD_BYTES = 8192;
     private const HEAD_SECONDS = 5.0;
 

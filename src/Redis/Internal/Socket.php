@@ -7,6 +7,7 @@ namespace Bobbin\Redis\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\IdleSocketPeek;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshake;
@@ -24,6 +25,8 @@ use Bobbin\Redis\Exception\ConnectionLostException;
  */
 final class Socket
 {
+    use OwnsResources;
+
     private const READ_CHUNK = 262_144;
 
     private readonly StreamWatcher $watcher;

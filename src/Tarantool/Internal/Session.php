@@ -9,6 +9,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutCancellation;
@@ -43,6 +44,8 @@ use Closure;
  */
 final class Session
 {
+    use OwnsResources;
+
     private const READ_CHUNK = 262_144;
     /** What a waiter is handed instead of an answer when it is its turn to read. */
     private const TAKE_OVER = true;

@@ -35,6 +35,19 @@ final class ConnectTest extends PostgresTestCase
         self::assertSame('bobbin', $this->connect(new ConnectionConfig($uri))->queryValue('SELECT current_database()'));
     }
 
+    public function testConnectsWithAConfigFromAUrlAndAPoolFromTheSameUrl(): void
+    {
+        $url = \sprintf('postgresql://bobbin:bobbin@127.0.0.1:%d/bobbin?application_name=from_url', EmbeddedPostgres::port());
+
+        self::assertSame('from_url', $this->connect(ConnectionConfig::fromUrl($url, queryTimeout: 5.0))->queryValue('SHOW application_name'));
+        $pool = new \Bobbin\Postgres\ConnectionPool(\Bobbin\Postgres\PoolConfig::fromUrl($url, maxSize: 1));
+        try {
+            self::assertSame('bobbin', $pool->queryValue('SELECT current_database()'));
+        } finally {
+            $pool->close();
+        }
+    }
+
     public function testAWrongPortFailsFastWithAClearError(): void
     {
         $port = self::freePort();

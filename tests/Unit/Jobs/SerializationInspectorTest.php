@@ -8,6 +8,9 @@ use Bobbin\Jobs\Execution\SerializationInspector;
 use Bobbin\Jobs\Task;
 use Bobbin\Jobs\TaskNotSerializableException;
 use Bobbin\Jobs\Execution\TaskEncoder;
+use Bobbin\Pool\Pool;
+use Bobbin\Pool\PoolSettings;
+use Bobbin\Tests\Unit\Pool\FakeConnector;
 use PHPUnit\Framework\TestCase;
 
 /** What cannot travel to a job worker is found, and named by where it sits. */
@@ -55,6 +58,17 @@ final class SerializationInspectorTest extends TestCase
         $child = new ChildOfPrivateHolder(static fn () => 1);
 
         self::assertSame(['T->secret', 'is a Closure'], SerializationInspector::findProblem($child, 'T'));
+    }
+
+    public function testAConnectionOrPoolIsNamedNotThrownThrough(): void
+    {
+        $pool = new Pool(new FakeConnector(), new PoolSettings(maxSize: 1, acquireTimeout: 1.0));
+
+        $problem = SerializationInspector::findProblem(new HoldingTask(['db' => $pool]), 'T');
+
+        self::assertNotNull($problem);
+        self::assertSame("T->held['db']", $problem[0]);
+        self::assertStringStartsWith('is a Bobbin\\Pool\\Pool, which cannot be serialized (Bobbin\\Pool\\Pool cannot be serialized: it owns', $problem[1]);
     }
 
     public function testAnObjectOfAnInternalClassThatRefusesSerializationIsNamed(): void
