@@ -18,7 +18,7 @@ final class SoakReport
     private const OK = ['crud' => [200, 201, 204], 'sleep' => [200], 'upload' => [200], 'slow' => [200], 'fatal' => [500], 'probe' => [200]];
     private const EXIT_CODE = ['/soak/exit' => 7, '/soak/oom' => 255];
 
-    /** @var array<string, array{requests: int, ok: int, dying: int, database: int, idle: int, none: int, other: int}> */
+    /** @var array<string, array{requests: int, ok: int, dying: int, unknown: int, database: int, idle: int, none: int, other: int}> */
     private array $classes = [];
     /** @var array<string, int> "class status detail" => count, for the answers no rule allows */
     private array $others = [];
@@ -172,10 +172,10 @@ final class SoakReport
         $md = [\sprintf(
             'Run of %s UTC, `flock /tmp/bobbin-bench.lock %s`: %.0f min of traffic against `bin/bobbin serve bench/soak/app.php --workers=2 --memory-limit=64M` (the aircraft application on the embedded PostgreSQL, plus the soak\'s routes) from %d CRUD, %d `/sleep`, %d upload and %d slow clients and a fresh-connection probe; every 99th request of each client is followed by one that calls `exit()` or exhausts `memory_limit`; a reload (SIGHUP) every %.0f s and `scripts/pg restart` every %.0f s; RSS sampled every %.0f s. 2 vCPUs shared with other work, unpinned.',
             \gmdate('Y-m-d H:i'), $command, $this->duration / 60, $clients['crud'], $clients['sleep'], $clients['upload'], $clients['slow'], $reloadEvery, $pgRestartEvery, $sampleEvery,
-        ), '', '| class | requests | answered as expected | 503 from a dying worker | 503 from the application (database down) | no answer on a reused keep-alive connection | other no answer | other answer |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+        ), '', '| class | requests | answered as expected | 503 from a dying worker | 504 outcome unknown | 503 from the application (database down) | no answer on a reused keep-alive connection | other no answer | other answer |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
         \ksort($this->classes);
         foreach ($this->classes as $class => $c) {
-            $md[] = \sprintf('| %s | %s | %s | %s | %s | %s | %s | %s |', $class, \number_format($c['requests']), \number_format($c['ok']), \number_format($c['dying']), \number_format($c['database']), $c['idle'], $c['none'], $c['other']);
+            $md[] = \sprintf('| %s | %s | %s | %s | %s | %s | %s | %s | %s |', $class, \number_format($c['requests']), \number_format($c['ok']), \number_format($c['dying']), \number_format($c['unknown']), \number_format($c['database']), $c['idle'], $c['none'], $c['other']);
         }
         $md[] = '';
         $md[] = '"As expected": CRUD 200/201/204, `/sleep` 200, uploads 200 with the right size and SHA-1, the fatal requests 500, the probe 200. The probe reads only the status line, so its 503s are counted as a dying worker\'s. "No answer on a reused keep-alive connection": the connection closed before any byte of an answer to a request sent on a connection that had served one before — the server closed it idle (a worker that ended closes its idle connections) as the request went out; a write the server never read is not done, which the ledger checks.';
@@ -192,9 +192,9 @@ final class SoakReport
         }
         $md[] = '';
         $md[] = \sprintf(
-            '**Ledger:** %s numbers checked against the database (%s rows must exist, %s must not): **%d lost or misreported writes**, %d answers no rule allows. Writes whose answer did not tell, with what the database shows: %s.',
+            '**Ledger:** %s numbers checked against the database (%s rows must exist, %s must not): **%d lost or misreported writes**, %d answers no rule allows, %d writes answered 504 outcome unknown (honest: unchecked). Writes whose answer did not tell, with what the database shows: %s.',
             \number_format($this->rowsPresent + $this->rowsAbsent), \number_format($this->rowsPresent), \number_format($this->rowsAbsent),
-            \count($this->mismatches), \count($this->ledger->unexpected()), $unknown === [] ? 'none' : \implode(', ', $unknown),
+            \count($this->mismatches), \count($this->ledger->unexpected()), \count($this->ledger->unknown()), $unknown === [] ? 'none' : \implode(', ', $unknown),
         );
         \ksort($this->deaths);
         $md[] = '';
@@ -235,7 +235,7 @@ final class SoakReport
     {
         $class = (string) $r['c'];
         $status = (int) $r['s'];
-        $this->classes[$class] ??= ['requests' => 0, 'ok' => 0, 'dying' => 0, 'database' => 0, 'idle' => 0, 'none' => 0, 'other' => 0];
+        $this->classes[$class] ??= ['requests' => 0, 'ok' => 0, 'dying' => 0, 'unknown' => 0, 'database' => 0, 'idle' => 0, 'none' => 0, 'other' => 0];
         $c = &$this->classes[$class];
         $c['requests']++;
         $error = (string) ($r['e'] ?? '');
@@ -245,6 +245,10 @@ final class SoakReport
         } elseif ($status === 0) {
             $c['none']++;
             $this->other("$class {$r['m']} $shown: no answer ($error)");
+        } elseif ($status === 504 && \str_contains((string) ($r['b'] ?? $r['body'] ?? ''), '"outcome":"unknown"')) {
+            // A write in a dying worker's hands, or one whose database did not answer: the
+            // server says it does not know (docs/HTTP.md, "Three outcomes"); the ledger counts it.
+            $c['unknown']++;
         } elseif ($status === 503 && ($r['k'] === 'server' || $class === 'probe')) {
             $c['dying']++;
             $this->serverUnavailable++;
