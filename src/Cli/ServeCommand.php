@@ -70,7 +70,7 @@ final class ServeCommand
         'config' => ['string', '', 'PHP file returning an array of option => value'],
         'log-level' => ['string', 'info', 'least severe log level written to stderr'],
         'opcache' => ['bool', 'true', 'run with opcache and the JIT (bin/bobbin restarts PHP with them once); --no-opcache: off (command line or environment only)'],
-        'job-workers' => ['int', 'the number of cores', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; 0: tasks run inside the HTTP worker'],
+        'job-workers' => ['string', 'auto', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; auto: one per core, started at the first task (with --job-bootstrap: at start); N: N started with the server; 0: tasks run inside the HTTP worker'],
         'job-bootstrap' => ['string', '', 'PHP file each job worker requires once before its first task: the application\'s autoloader and services'],
         'job-queue' => ['int', '64', 'tasks one HTTP worker may have queued or running in the job workers; submit() waits beyond'],
         'job-queue-wait' => ['string', '10', 'seconds submit() waits for room in a full queue, then throws JobQueueFullException'],
@@ -303,14 +303,17 @@ final class ServeCommand
     }
 
     /**
-     * The job workers the options ask for; null for --job-workers=0 (tasks run in-process).
+     * The job workers the options ask for; null for --job-workers=0 (tasks run in-process). Left at
+     * auto, the pool is bound at start and its workers forked when the first task arrives.
      *
      * @param array<string, mixed> $options
      * @throws UsageException
      */
     private static function jobPool(array $options): ?JobPoolConfig
     {
-        $workers = isset($options['job-workers']) ? self::wholeNumber('job-workers', $options['job-workers'], 0) : CpuCount::detect();
+        $given = $options['job-workers'] ?? 'auto';
+        $auto = \is_string($given) && \strtolower(\trim($given)) === 'auto';
+        $workers = $auto ? CpuCount::detect() : self::wholeNumber('job-workers', $given, 0);
         if ($workers === 0) {
             return null;
         }
@@ -335,6 +338,8 @@ final class ServeCommand
                 new RecycleLimits(self::wholeNumber('job-max-tasks', $options['job-max-tasks'] ?? 0, 0), $maxMemory),
                 nice: self::wholeNumber('job-nice', $options['job-nice'] ?? 0, 0),
                 keys: $keys,
+                // A bootstrap says the application has tasks, and its failure should stop the start, not the first task.
+                startAtFirstTask: $auto && (string) ($options['job-bootstrap'] ?? '') === '',
             );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());

@@ -30,6 +30,11 @@ final readonly class JobPoolConfig
         public int $nice,
         /** Sign every task and answer on the socket; made at start unless the operator gave some (--jobs-key-file), reaching every worker by fork(). */
         public JobKeys $keys,
+        /**
+         * Fork the job workers when the first task arrives on the socket, not at start: an
+         * application that never submits one runs none (--job-workers left at auto).
+         */
+        public bool $startAtFirstTask,
     ) {
     }
 
@@ -44,6 +49,7 @@ final readonly class JobPoolConfig
         float $statsInterval = 1.0,
         int $nice = 0,
         ?JobKeys $keys = null,
+        bool $startAtFirstTask = false,
     ): self {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--job-workers must be at least 1 for a pool (0: tasks run in-process)');
@@ -64,6 +70,6 @@ final readonly class JobPoolConfig
             throw new \InvalidArgumentException(\sprintf('--job-socket %s is longer than a unix socket path may be (107 bytes)', $socketPath));
         }
 
-        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice, $keys ?? JobKeys::generate());
+        return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice, $keys ?? JobKeys::generate(), $startAtFirstTask);
     }
 }

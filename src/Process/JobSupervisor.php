@@ -33,6 +33,8 @@ final class JobSupervisor
     private float $stopDeadline = \INF;
     private ?MasterFailedException $failure = null;
     private bool $changed = true;
+    /** Bound and taking tasks, but none of them forked yet (JobPoolConfig::$startAtFirstTask): the first task in the socket's queue forks them. */
+    private bool $awaitingFirstTask = false;
     /** @var resource|null */
     private $listener = null;
     private readonly RestartPolicy $restarts;
@@ -64,18 +66,26 @@ final class JobSupervisor
         $this->listener = JobSocket::bind($this->config);
     }
 
-    /** Forks the first generation. */
+    /** Forks the first generation, or (JobPoolConfig::$startAtFirstTask) waits for the first task to do so. */
     public function start(): void
     {
+        if ($this->config->startAtFirstTask) {
+            // The socket already queues tasks: the pool counts as running, its workers follow the first task.
+            $this->awaitingFirstTask = true;
+            $this->phase = MasterPhase::Running;
+            $this->logger->debug('Job workers start at the first task on unix:{path}', ['path' => $this->config->socketPath]);
+
+            return;
+        }
         for ($i = 0; $i < $this->config->workers; $i++) {
             $this->spawn($this->generation);
         }
     }
 
-    /** @return list<resource> the channels of the job workers, for the supervising process's wait */
+    /** @return list<resource> the channels of the job workers (and the socket while it awaits its first task), for the supervising process's wait */
     public function channels(): array
     {
-        $channels = [];
+        $channels = $this->awaitingFirstTask && $this->listener !== null ? [$this->listener] : [];
         foreach ($this->workers as $worker) {
             if (\is_resource($worker->channel)) {
                 $channels[] = $worker->channel;
@@ -85,9 +95,10 @@ final class JobSupervisor
         return $channels;
     }
 
-    /** One turn: messages, deadlines, replacements. */
+    /** One turn: the first task, messages, deadlines, replacements. */
     public function poll(float $now): void
     {
+        $this->startAtFirstTask();
         foreach ($this->workers as $worker) {
             foreach ($worker->receive() as $message) {
                 $this->handleMessage($worker, $message);
@@ -135,6 +146,11 @@ final class JobSupervisor
 
             return;
         }
+        if ($this->awaitingFirstTask) {
+            $this->logger->debug('Job workers not reloaded: none runs yet (the first task starts them with the code as it is then)');
+
+            return;
+        }
         if ($this->pendingGeneration !== null) {
             $this->logger->notice('Job workers not reloaded: a reload of them is already under way');
 
@@ -154,6 +170,7 @@ final class JobSupervisor
             return;
         }
         $this->phase = MasterPhase::Stopping;
+        $this->awaitingFirstTask = false;
         $this->pendingGeneration = null;
         foreach ($this->workers as $worker) {
             if ($worker->state !== WorkerState::Draining) {
@@ -352,10 +369,31 @@ final class JobSupervisor
         ]);
     }
 
+    /**
+     * A connection waits in the socket's queue: the first task. It stays there (this process never
+     * accepts) until one of the job workers forked now takes it. From now on the pool is kept as
+     * any other; a job worker that cannot boot backs off and is retried rather than ending a
+     * server that serves already.
+     */
+    private function startAtFirstTask(): void
+    {
+        if (!$this->awaitingFirstTask || $this->listener === null) {
+            return;
+        }
+        $read = [$this->listener];
+        $write = $except = null;
+        if ((int) @\stream_select($read, $write, $except, 0, 0) < 1) {
+            return;
+        }
+        $this->awaitingFirstTask = false;
+        $this->logger->info('First task: starting {count} job worker(s)', ['count' => $this->config->workers]);
+        $this->replaceMissingWorkers(\microtime(true));
+    }
+
     /** Keeps the current generation at --job-workers (retiring workers do not count: they are being replaced). */
     private function replaceMissingWorkers(float $now): void
     {
-        if ($this->phase !== MasterPhase::Running || $this->failure !== null || $now < $this->nextSpawnAt) {
+        if ($this->phase !== MasterPhase::Running || $this->awaitingFirstTask || $this->failure !== null || $now < $this->nextSpawnAt) {
             return;
         }
         $active = 0;

@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Jobs;
+
+use Bobbin\Tests\Support\HttpClient;
+use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Process\MasterProcess;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Without --job-workers the pool is bound but its workers start at the first task: an
+ * application that never submits one runs a master and its HTTP workers, nothing more.
+ */
+final class LazyJobWorkersTest extends TestCase
+{
+    private ?MasterProcess $server = null;
+
+    protected function tearDown(): void
+    {
+        $this->server?->kill();
+    }
+
+    public function testAServerWhoseApplicationSubmitsNoTaskRunsNoJobWorker(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1']);
+
+        self::assertSame('ok', $this->get($server, '/health'));
+        \usleep(300_000);
+
+        self::assertSame($server->workerPids(), self::childrenOf($server->pid), 'The master runs more than its HTTP worker');
+        self::assertSame([], (array) ($server->status()['jobWorkers'] ?? []));
+    }
+
+    public function testTheFirstTaskStartsTheJobWorkersAndIsServedByOne(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--log-level=debug']);
+
+        $answer = \json_decode($this->get($server, '/echo?v=first'), true);
+
+        self::assertIsArray($answer);
+        self::assertSame('first', $answer['value']);
+        self::assertNotSame($answer['server'], $answer['pid'], 'The task ran in the HTTP worker');
+        $server->waitForLog('/First task: starting \d+ job worker\(s\)/');
+        self::assertContains($answer['pid'], self::childrenOf($server->pid));
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testAnExplicitJobWorkersCountStartsThemWithTheServer(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=2', '--log-level=debug']);
+
+        $server->waitForLog('/Job workers ready: 2 on unix:/');
+
+        self::assertCount(3, self::childrenOf($server->pid));
+    }
+
+    public function testASingleProcessServerStartsItsJobWorkersAtTheFirstTaskToo(): void
+    {
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--log-level=debug']);
+
+        self::assertSame('ok', $this->get($server, '/health'));
+        $supervisor = self::childrenOf($server->pid);
+        self::assertCount(1, $supervisor, 'A single process server forks one supervisor for its job workers');
+        self::assertSame([], self::childrenOf($supervisor[0]), 'Job workers started before any task');
+
+        $answer = \json_decode($this->get($server, '/echo?v=single'), true);
+
+        self::assertIsArray($answer);
+        self::assertSame('single', $answer['value']);
+        self::assertContains($answer['pid'], self::childrenOf($supervisor[0]));
+        self::assertSame(0, $server->stop());
+    }
+
+    private function get(MasterProcess $server, string $target): string
+    {
+        $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', $target);
+        self::assertSame(200, $response->status, $response->body . "\n" . $server->log());
+
+        return $response->body;
+    }
+
+    /** @return list<int> the live processes whose parent is $pid, sorted */
+    private static function childrenOf(int $pid): array
+    {
+        $children = [];
+        foreach ((array) \glob('/proc/[0-9]*/stat') as $file) {
+            $stat = @\file_get_contents((string) $file);
+            // pid (comm) state ppid …; comm may hold spaces and parentheses: split after the last ')'.
+            if (!\is_string($stat) || \preg_match('/^(\d+) .*\) (\S) (\d+) /s', $stat, $m) !== 1) {
+                continue;
+            }
+            if ((int) $m[3] === $pid && $m[2] !== 'Z') {
+                $children[] = (int) $m[1];
+            }
+        }
+        \sort($children);
+
+        return $children;
+    }
+}
