@@ -269,7 +269,7 @@ final class Master
                     $access = $this->admin->access();
                     $this->logger->log(
                         $access->exposure === AdminExposure::OpenToAnyone ? LogLevel::WARNING : LogLevel::INFO,
-                        'Admin on {admin}: /metrics, /status, /status.json ({access})',
+                        'Admin on {admin}: /metrics, /status, /status.json, /health, /ready ({access})',
                         ['admin' => $this->admin->address(), 'access' => $access->describe()],
                     );
                 }

@@ -17,6 +17,7 @@ use Closure;
  *                  (WorkerFamilies) plus the master's own
  *   /status.json   StatusReport
  *   /status        StatusPage, which reads /status.json every second
+ *   /health, /ready Readiness, from the master's own record (no token needed)
  *
  * Worker figures are asked for on each request (a "collect" line to every worker; answers
  * awaited up to COLLECT_SECONDS), so they are as fresh as the scrape; a worker that does not answer
@@ -109,6 +110,11 @@ final class AdminService
 
     private function route(AdminRequest $request, float $now): void
     {
+        if ($request->path === '/health' || $request->path === '/ready') {
+            $this->probe($request);
+
+            return;
+        }
         if (!$this->access->allows($request->authorization)) {
             $request->respond(401, 'text/plain; charset=utf-8', "A bearer token is required (Authorization: Bearer TOKEN)\n", "WWW-Authenticate: Bearer\r\n");
 
@@ -133,8 +139,29 @@ final class AdminService
                 $request->respond(200, 'text/html; charset=utf-8', StatusPage::html());
                 break;
             default:
-                $request->respond(404, 'text/plain; charset=utf-8', "Not found: /metrics, /status, /status.json\n");
+                $request->respond(404, 'text/plain; charset=utf-8', "Not found: /metrics, /status, /status.json, /health, /ready\n");
         }
+    }
+
+    /**
+     * /health and /ready answer without the token: load balancers' health checks (AWS, GCP) cannot
+     * send one, and they tell nothing beyond what probing the application's port tells
+     * (docs/OBSERVABILITY.md). The listener's address rule still applies.
+     */
+    private function probe(AdminRequest $request): void
+    {
+        if ($request->method !== 'GET' && $request->method !== 'HEAD') {
+            $request->respond(405, 'text/plain; charset=utf-8', "GET only\n");
+
+            return;
+        }
+        if ($request->path === '/health') {
+            [$status, $body] = Readiness::health();
+        } else {
+            [$master, $workers] = ($this->masterStatus)();
+            [$status, $body] = Readiness::ready($master, $workers);
+        }
+        $request->respond($status, 'text/plain; charset=utf-8', $body);
     }
 
     private function answer(MetricsCollection $collection): void
