@@ -7,6 +7,7 @@ namespace Bobbin\Cli;
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
 use Bobbin\Async\Signals;
+use Bobbin\Http\AccessLog;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Legacy\DocumentRoot;
@@ -184,6 +185,13 @@ final class ServeCommand
         }
         if ($appFile === null) {
             throw new UsageException('serve needs an APP_FILE (try bin/bobbin serve --help)');
+        }
+        try {
+            // Here, not in each worker at boot: one clear line instead of a worker that cannot start.
+            $probe = $config->accessLogFile === '' ? null : AccessLog::toFile($config->accessLogFile, false);
+            unset($probe);
+        } catch (\RuntimeException $error) {
+            throw new StartupException('--access-log-file: ' . $error->getMessage());
         }
         \ini_set('memory_limit', $memoryLimit);
         if ($legacy && ($unsupported = $legacyConfig->unsupportedBecause()) !== null) {

@@ -62,6 +62,8 @@ final class Connection
     private $received = 0;
     /** @var int */
     private $sent = 0;
+    /** @var int bytes of the current response's head (ResponseWriter): the access log counts its body, as the common log format does */
+    public $headBytes = 0;
 
     private readonly RequestParser $parser;
     private readonly StreamWatcher $watcher;
@@ -356,8 +358,11 @@ final class Connection
                     $this->phaseSince = $this->windowStart = $this->clock > 0.0 ? $this->clock : \microtime(true);
                     $this->windowBytes = \strlen($parser->buffer);
                     $this->deadline = $this->phaseSince + $config->bodyTimeout;
-                    if ($head->expectsContinue && $parser->buffer === '' && !$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
-                        return;
+                    if ($head->expectsContinue && $parser->buffer === '') {
+                        $this->headBytes = 25; // an interim head: no part of the body the access log counts
+                        if (!$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
+                            return;
+                        }
                     }
                     while (($body = $parser->readBody($head)) === null) {
                         if (!$this->fill()) {
@@ -424,7 +429,7 @@ final class Connection
             if ($response === null) {
                 $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
                 // The framing is intact: the connection goes on.
-                $written = $this->writeAll($context->framer->errorResponse($status, $keepAlive, $config->debugErrors ? $failure : null, $requestId));
+                $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
             } else {
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
             }
@@ -434,8 +439,8 @@ final class Connection
             $metrics->requestDone($head->method, $status, $seconds);
             $metrics->receivedBytes += $this->received;
             $metrics->sentBytes += $this->sent;
-            $context->accessLog?->request($this->origin->remoteAddress, $head, $status, $this->sent, $seconds, $requestId);
-            $this->received = $this->sent = 0;
+            $context->accessLog?->request($this->origin->remoteAddress, $head, $status, \max(0, $this->sent - $this->headBytes), $seconds, $requestId);
+            $this->received = $this->sent = $this->headBytes = 0;
             if (!$written) {
                 return;
             }
@@ -452,7 +457,7 @@ final class Connection
     {
         $context = $this->context;
         $context->metrics->rejected($status);
-        if ($context->config->accessLog) {
+        if ($context->accessLog !== null) {
             $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
                 'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $status, 'reason' => $reason,
             ]);

@@ -45,9 +45,10 @@ final class ResponseWriter
             ]);
             $status = 500;
 
-            return $connection->writeAll($context->framer->errorResponse(500, $keepAlive, requestId: $requestId));
+            return $this->respondWithError($connection, 500, $keepAlive, null, $requestId);
         }
         $status = $response->getStatusCode();
+        $connection->headBytes += \strlen($framed->head);
         $connection->phase = ConnectionPhase::Writing;
         if ($framed->bytes !== null) {
             // The usual response, one write: its write phase's clock and window start only if
@@ -87,5 +88,19 @@ final class ResponseWriter
 
             return false;
         }
+    }
+
+    /**
+     * Writes the server's own answer with $status (ResponseFramer::errorResponse()).
+     *
+     * @param Connection $connection
+     * @return bool whether the connection is still whole
+     */
+    public function respondWithError($connection, int $status, bool $keepAlive, ?Throwable $shown, string $requestId): bool
+    {
+        $bytes = $this->context->framer->errorResponse($status, $keepAlive, $shown, $requestId);
+        $connection->headBytes += (int) \strpos($bytes, "\r\n\r\n") + 4;
+
+        return $connection->writeAll($bytes);
     }
 }

@@ -9,6 +9,7 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Future;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\Signals;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutCancellation;
@@ -68,6 +69,8 @@ final class Server
     /** @var array<string, string>|null the server parameters every connection to this listener shares */
     private ?array $listenerParams = null;
     private ?Timer $drainTimer = null;
+    /** The SIGUSR1 handler that reopens --access-log-file, while serving. */
+    private ?string $reopenSignal = null;
     private bool $stopping = false;
     /** @var DeferredFuture<null> */
     private readonly DeferredFuture $stopped;
@@ -161,6 +164,21 @@ final class Server
         $this->acceptWatcher = new StreamWatcher($this->listener);
         Async::run($this->acceptLoop(...))->ignore();
         $this->sweeper = Timer::every($this->config->sweepInterval(), fn () => $this->connections->sweep(\microtime(true)))->unreference();
+        if ($this->context->accessLog?->path() !== '' && $this->context->accessLog !== null && \defined('SIGUSR1')) {
+            $this->reopenSignal = Signals::on(\SIGUSR1, $this->reopenAccessLog(...));
+        }
+    }
+
+    /** SIGUSR1 (logrotate's postrotate; the master forwards it to every worker): a new file at --access-log-file. */
+    private function reopenAccessLog(): void
+    {
+        $log = $this->context->accessLog;
+        try {
+            $log?->reopen();
+            $this->logger->info('Access log reopened: {path}', ['path' => $log?->path()]);
+        } catch (\RuntimeException $error) {
+            $this->logger->error('Access log not reopened, lines go on to the old file: {error}', ['error' => $error->getMessage()]);
+        }
     }
 
     /** Where the server listens, e.g. "127.0.0.1:43127" (the real port when 0 was asked for) or "unix:/path". */
@@ -471,6 +489,10 @@ final class Server
         }
         $this->sweeper?->cancel();
         $this->drainTimer?->cancel();
+        if ($this->reopenSignal !== null) {
+            Signals::off($this->reopenSignal);
+            $this->reopenSignal = null;
+        }
         if ($this->acceptWatcher !== null) {
             Classic\OutputCapture::release();
         }

@@ -35,6 +35,7 @@ final readonly class ServerConfig
         'data-rate-window' => ['dataRateWindow', 'float', 5.0, 'seconds over which --min-data-rate is measured'],
         'drain-timeout' => ['drainTimeout', 'float', 10.0, 'seconds a graceful stop waits for in-flight requests'],
         'access-log' => ['accessLog', 'bool', false, 'write a line per request to stderr (docs/HTTP.md)'],
+        'access-log-file' => ['accessLogFile', 'string', '', 'write the access log to this file instead of stderr (implies --access-log); each worker appends to it and reopens it on SIGUSR1, for logrotate (docs/DEPLOY.md)'],
         'access-log-format' => ['accessLogFormat', 'string', 'common', 'common (the common log format, then duration and request id) or json (one JSON object per line)'],
         'server-header' => ['serverHeader', 'string', 'Bobbin', 'value of the Server response header (empty: none)'],
         'stray-output' => ['strayOutput', 'string', 'body', 'what a request\'s echo, print or var_dump becomes: body (before the response body, as PHP-FPM sends it) or log (logged and dropped)'],
@@ -65,6 +66,7 @@ final readonly class ServerConfig
         public string $trustedProxies = '',
         public bool $debugErrors = false,
         public string $strayOutput = 'body',
+        public string $accessLogFile = '',
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,

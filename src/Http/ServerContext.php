@@ -34,7 +34,10 @@ final readonly class ServerContext
      */
     public array $scriptParams;
 
-    /** @param resource|null $accessLogStream where --access-log writes (stderr by default) */
+    /**
+     * @param resource|null $accessLogStream where --access-log writes (by default stderr, or --access-log-file)
+     * @throws \RuntimeException when --access-log-file cannot be opened
+     */
     public function __construct(
         public ServerConfig $config,
         public RequestHandlerInterface $handler,
@@ -51,7 +54,11 @@ final readonly class ServerContext
         $this->responseWriter = new ResponseWriter($this);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $this->requestIds = new RequestIds();
-        $this->accessLog = $config->accessLog ? new AccessLog($accessLogStream ?? \STDERR, $config->accessLogFormat === 'json') : null;
+        $this->accessLog = match (true) {
+            $config->accessLogFile !== '' && $accessLogStream === null => AccessLog::toFile($config->accessLogFile, $config->accessLogFormat === 'json'),
+            $config->accessLog || $config->accessLogFile !== '' => new AccessLog($accessLogStream ?? \STDERR, $config->accessLogFormat === 'json'),
+            default => null,
+        };
         $script = $scriptFilename === '' ? false : \realpath($scriptFilename);
         $this->scriptParams = $script === false ? [] : [
             'SCRIPT_FILENAME' => $script,

@@ -197,6 +197,8 @@ final class Master
                 $this->jobs?->reload();
                 break;
             case \SIGUSR1:
+                // logrotate's postrotate: each worker reopens its --access-log-file.
+                $this->workers->signalAll(\SIGUSR1);
                 $this->statusDirty = true;
                 $this->statusWrittenAt = 0.0;
                 break;

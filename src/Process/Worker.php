@@ -268,10 +268,12 @@ final class Worker
     private function leaveTheMastersSignalSetup(): void
     {
         \pcntl_sigprocmask(\SIG_SETMASK, []);
-        foreach ([\SIGTERM, \SIGINT, \SIGCHLD, \SIGUSR1] as $signal) {
+        foreach ([\SIGTERM, \SIGINT, \SIGCHLD] as $signal) {
             \pcntl_signal($signal, \SIG_DFL);
         }
         \pcntl_signal(\SIGHUP, \SIG_IGN);
+        // The master forwards SIGUSR1 (reopen the access log): a worker still booting ignores it.
+        \pcntl_signal(\SIGUSR1, \SIG_IGN);
         @\posix_setpgid(0, 0);
     }
 
