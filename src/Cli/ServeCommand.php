@@ -63,7 +63,8 @@ final class ServeCommand
         'legacy-memory-limit' => ['string', LegacyConfig::DEFAULT_MEMORY_LIMIT, 'with --legacy: memory_limit of each script\'s process, as php.ini\'s for a PHP-FPM child (-1: none)'],
         'legacy-docroot' => ['string', '', 'with --legacy, for applications of many .php files (WordPress, Adminer): serve DIR as nginx\'s try_files $uri $uri/ /index.php does — /a/b.php runs DIR/a/b.php, a directory its index.php, any other path DIR/index.php; only .php files inside DIR ever run, static files get 404; no APP_FILE then (docs/LEGACY.md)'],
         'legacy-shared-state' => ['bool', 'false', 'with --legacy: run request after request in the worker itself instead of a fresh process each — faster, but globals, statics, functions, classes and constants of one request stay for the next (a logged-in user\'s too): only for scripts written for it (docs/LEGACY.md)'],
-        'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
+        'watch' => ['bool', 'false', 'for development: reload the workers when a PHP file under APP_FILE\'s folder changes (polled twice a second; vendor/, var/ and .git/ skipped); new code that fails to load leaves the old workers serving (needs the master)'],
+                'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
         'memory-limit' => ['string', '256M', 'memory_limit of the serving processes, e.g. 512M (-1: none); a worker over it ends (its requests are named in the log) and is replaced'],
         'max-requests' => ['int', '0', 'a worker is replaced after about this many requests (±10 % per worker; 0: never; starts a master)'],
         'max-memory' => ['string', '0', 'a worker is replaced once its PHP heap exceeds this many bytes, e.g. 128M (0: never; starts a master)'],
@@ -154,6 +155,7 @@ final class ServeCommand
         $legacy = self::flag('legacy', $options['legacy'] ?? false);
         $legacyConfig = self::legacyConfig($options, $legacy, $workers);
         $detectLeaks = self::flag('detect-leaks', $options['detect-leaks'] ?? false);
+        $watch = self::flag('watch', $options['watch'] ?? false);
         if ($detectLeaks && $legacy) {
             throw new UsageException('--detect-leaks watches an application object; a --legacy script starts afresh each request');
         }
@@ -197,8 +199,8 @@ final class ServeCommand
         if ($legacy && ($unsupported = $legacyConfig->unsupportedBecause()) !== null) {
             throw new UsageException($unsupported);
         }
-        if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0 || $admin !== '')) {
-            throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests, --max-memory or --admin (the master serves it)');
+        if ($singleProcess && ($workers > 1 || $maxRequests > 0 || $maxMemory > 0 || $admin !== '' || $watch)) {
+            throw new UsageException('--single-process serves in one process: it cannot be combined with --workers above 1, --max-requests, --max-memory, --admin or --watch (the master serves it)');
         }
         if ($admin !== '') {
             try {
@@ -218,7 +220,7 @@ final class ServeCommand
             throw new UsageException('--admin-token-file and --admin-insecure go with --admin');
         }
         if (!$singleProcess) {
-            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, legacyConfig: $legacyConfig, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks), $logger);
+            return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, legacyConfig: $legacyConfig, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks, watch: $watch), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
         // server listens (no job worker may hold a copy of its sockets).

@@ -57,6 +57,7 @@ final class Master
     /** Null without --block-stacks, when --block-threshold is 0, in the legacy mode (its scripts block by design), or without FFI. */
     private readonly ?BlockWatch $blocks;
     private readonly int $tickMicroseconds;
+    private readonly ?CodeWatch $watch;
 
     public function __construct(
         private readonly MasterConfig $config,
@@ -71,6 +72,7 @@ final class Master
         $this->reload = new Reload($this->workers, $config->workers, $logger, $this->metrics, $this->spawn(...), $this->drain(...));
         $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
         $this->blocks = $config->legacy || !$config->blockStacks ? null : BlockWatch::create($config->blockThreshold);
+        $this->watch = $config->watch ? new CodeWatch(\dirname((string) (\realpath($config->appFile) ?: $config->appFile))) : null;
         $this->tickMicroseconds = $this->blocks === null ? self::TICK_MICROSECONDS : (int) ($this->blocks->tickSeconds() * 1e6);
     }
 
@@ -128,6 +130,7 @@ final class Master
             $this->readChannels();
             $this->admin?->tick(\microtime(true));
             $this->collectSignals();
+            $this->reloadOnCodeChange();
             $this->reap();
             $now = \microtime(true);
             $this->enforceDeadlines($now);
@@ -522,7 +525,16 @@ final class Master
         // The signals stay blocked: unblocking now would let a late SIGTERM kill the exiting master.
     }
 
-    /** Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready. */
+    /** --watch: a reload as SIGHUP's; checked only while none is under way, so no change is lost to "already under way". */
+    private function reloadOnCodeChange(): void
+    {
+        if ($this->watch !== null && $this->phase === MasterPhase::Running && $this->reload->pending() === null && ($file = $this->watch->poll(\microtime(true))) !== null) {
+            $this->logger->info('Code changed ({file}); reloading', ['file' => $file]);
+            $this->handleSignal(\SIGHUP);
+        }
+    }
+
+        /** Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready. */
     private function startJobWorkers(): void
     {
         $this->jobs?->open();

@@ -40,6 +40,8 @@ final readonly class MasterConfig
         public bool $blockStacks = false,
         /** Compare the process's state before and after each request and log what a request left behind (--detect-leaks). */
         public bool $detectLeaks = false,
+        /** Reload the workers when a PHP file under APP_FILE's folder changes (--watch, for development). */
+        public bool $watch = false,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException('--workers must be at least 1');
