@@ -35,12 +35,32 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         if (!static::app()->isInstalled()) {
             self::markTestSkipped('examples/' . static::app()->value . ' is not installed: run scripts/install-frameworks');
         }
-        EmbeddedPostgres::psql('DROP TABLE IF EXISTS fw_items; CREATE TABLE fw_items (id SERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);'
-            . " INSERT INTO fw_items (name) VALUES ('first'), ('second');");
+        // The table is the example's to create, with its own command (twice: a second run changes nothing).
+        EmbeddedPostgres::psql('DROP TABLE IF EXISTS fw_items');
+        self::createSchema();
+        self::createSchema();
+        EmbeddedPostgres::psql("INSERT INTO fw_items (name) VALUES ('first'), ('second')");
         static::$server = static::startServer();
     }
 
-    public static function tearDownAfterClass(): void
+    private static function createSchema(): void
+    {
+        foreach (static::app()->schemaCommands() as $command) {
+            self::runCommand($command);
+        }
+    }
+
+    /** @param list<string> $command */
+    private static function runCommand(array $command): void
+    {
+        $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes, static::app()->directory(), ['DATABASE_URL' => EmbeddedPostgres::connectionString(), 'PATH' => (string) \getenv('PATH')]);
+        self::assertIsResource($process);
+        $output = (string) \stream_get_contents($pipes[1]);
+        \fclose($pipes[1]);
+        self::assertSame(0, \proc_close($process), \implode(' ', $command) . ":\n" . $output);
+    }
+
+        public static function tearDownAfterClass(): void
     {
         static::$server?->stop();
         static::$server = null;

@@ -32,7 +32,26 @@ enum ExampleApp: string
         return $this->directory() . '/public/index.php';
     }
 
-    public function isInstalled(): bool
+    /**
+     * The example's own commands that create the tables it uses (idempotent), as docs/FRAMEWORKS.md
+     * tells a user to run them; DATABASE_URL in the environment. Symfony's prod container is
+     * cached without a freshness check: a deploy clears it first, and so does this.
+     *
+     * @return list<list<string>>
+     */
+    public function schemaCommands(): array
+    {
+        return match ($this) {
+            self::Slim => [[\PHP_BINARY, $this->directory() . '/bin/create-schema.php']],
+            self::Symfony => [
+                [\PHP_BINARY, $this->directory() . '/bin/console', 'cache:clear'],
+                [\PHP_BINARY, $this->directory() . '/bin/console', 'app:create-schema'],
+            ],
+            self::Laravel => [[\PHP_BINARY, $this->directory() . '/artisan', 'app:create-schema']],
+        };
+    }
+
+        public function isInstalled(): bool
     {
         return \is_file($this->directory() . '/vendor/autoload.php');
     }
