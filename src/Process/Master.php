@@ -109,7 +109,9 @@ final class Master
         }
         \pcntl_sigprocmask(\SIG_BLOCK, self::SIGNALS);
         try {
-            $this->startJobWorkers();
+            // Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready.
+            $this->jobs?->open();
+            $this->jobs?->start();
             for ($i = 0; $i < $this->config->workers; $i++) {
                 $this->spawn($this->reload->serving());
             }
@@ -534,14 +536,7 @@ final class Master
         }
     }
 
-        /** Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready. */
-    private function startJobWorkers(): void
-    {
-        $this->jobs?->open();
-        $this->jobs?->start();
-    }
-
-    /**
+        /**
      * The job workers' turn (JobSupervisor): they go on serving tasks through a stop until the
      * last HTTP worker, which might still await one, has exited; a pool that cannot go on
      * stops the master.
