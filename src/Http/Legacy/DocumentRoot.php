@@ -22,6 +22,8 @@ namespace Bobbin\Http\Legacy;
  * outside DIR. A path that climbs above DIR with ".." is a 400, as in nginx.
  *
  * No I/O beyond looking at the file system; one instance serves every request of a worker.
+ *
+ * @internal used by the legacy mode (--legacy-docroot)
  */
 final readonly class DocumentRoot
 {

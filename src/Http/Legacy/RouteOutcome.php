@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Legacy;
 
-/** What --legacy-docroot does with a request path (DocumentRoot::route()). */
+/**
+ * What --legacy-docroot does with a request path (DocumentRoot::route()).
+ *
+ * @internal used by the legacy mode
+ */
 enum RouteOutcome
 {
     /** Run a .php file of the document root. */

@@ -8,6 +8,8 @@ namespace Bobbin\Http\Legacy;
  * Where DocumentRoot sends one request: the script to run and the $_SERVER keys nginx +
  * PHP-FPM set for it, or why nothing runs. Travels to the script's process as a request
  * attribute (ATTRIBUTE).
+ *
+ * @internal used by the legacy mode (--legacy-docroot)
  */
 final readonly class ScriptRoute
 {

