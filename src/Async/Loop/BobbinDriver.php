@@ -346,7 +346,7 @@ final class BobbinDriver implements Driver
     public function timeHandOvers(bool $timed): void
     {
         $this->probeTimesHandOvers = $timed;
-        $this->scheduler->timesHandOvers = $timed || $this->scheduler->onHold !== null;
+        $this->scheduler->timeHandOversForProbe($timed);
     }
 
     /**
@@ -366,7 +366,9 @@ final class BobbinDriver implements Driver
         }
         $this->scheduler->onHold = $report;
         $this->scheduler->holdLimit = $report === null ? \PHP_INT_MAX : (int) \round($seconds * 1e9);
-        $this->scheduler->timesHandOvers = $report !== null || $this->probeTimesHandOvers;
+        // Turns are timed, hand-overs only named (FiberScheduler::$watchesTurns), unless a probe times them.
+        $this->scheduler->watchesTurns = $report !== null;
+        $this->scheduler->timeHandOversForProbe($this->probeTimesHandOvers);
     }
 
     public function onSignal(int $signal, \Closure $closure): string
@@ -470,7 +472,7 @@ final class BobbinDriver implements Driver
             $streams->inlineWaiter = $suspension;
             // The poll ends the caller's stretch (the tick's loopWaits()); when it goes on
             // without suspending, the next stretch is the caller's again.
-            $timed = $scheduler->timesHandOvers;
+            $timed = $scheduler->timesHandOvers || $scheduler->watchesTurns;
             $code = $timed ? $scheduler->runningCode : null;
             $codeIn = $timed ? $scheduler->runningIn : null;
             try {
@@ -531,7 +533,7 @@ final class BobbinDriver implements Driver
 
         $polledStreams = false;
         $this->heartbeat?->idle();
-        if ($this->scheduler->timesHandOvers) {
+        if ($this->scheduler->timesHandOvers || $this->scheduler->watchesTurns) {
             $this->scheduler->loopWaits(); // the turn's last hand-over ends: was it a hold?
         } else {
             $this->scheduler->runningSince = 0;

@@ -65,6 +65,17 @@ final class FiberScheduler
      */
     public bool $timesHandOvers = false;
     /**
+     * Holds are reported and hand-overs are not timed: each hand-over only names its code
+     * (two writes, no clock), and the turn is timed once, at the loop's next wait (loopWaits()).
+     * A turn past $holdLimit is reported with the turn's last code, and hand-overs are then timed
+     * for PRECISE_TURNS turns, so that the code holding the loop again is named exactly. Timing
+     * every hand-over cost ~4,400 instructions per hello request (docs/BENCHMARKS.md).
+     */
+    public bool $watchesTurns = false;
+    /** Hand-overs are timed because a turn held the loop (not for a BlockProbe): turns left. */
+    private int $preciseTurnsLeft = 0;
+    private const PRECISE_TURNS = 10_000;
+    /**
      * Nanoseconds one hand-over may hold the loop before $onHold hears of it, when the next
      * hand-over (or the loop's next wait) ends it: the clock read that starts one hand-over ends
      * the one before, so the check costs a comparison, not a clock read.
@@ -361,6 +372,9 @@ final class FiberScheduler
                         $this->runningSince = $now;
                         $this->runningCode = $watch->closure;
                         $this->runningIn = $self;
+                    } elseif ($this->watchesTurns) {
+                        $this->runningCode = $watch->closure;
+                        $this->runningIn = $self;
                     }
                     try {
                         $invoke($watch);
@@ -401,6 +415,8 @@ final class FiberScheduler
             }
             $this->runningSince = $now;
             $this->runningCode = $this->runningIn = $fiber;
+        } elseif ($this->watchesTurns) {
+            $this->runningCode = $this->runningIn = $fiber;
         }
         try {
             if ($entry instanceof \Fiber) {
@@ -435,6 +451,9 @@ final class FiberScheduler
             $this->runningCode = $closure;
             // Called from the callback fiber only: a task the closure starts may take that fiber.
             $this->runningIn = $this->callbackFiber;
+        } elseif ($this->watchesTurns) {
+            $this->runningCode = $closure;
+            $this->runningIn = $this->callbackFiber;
         }
         try {
             $closure(...$args);
@@ -451,10 +470,25 @@ final class FiberScheduler
             $now = \hrtime(true);
             if ($now - $this->runningSince >= $this->holdLimit) {
                 $this->held($now);
+                if (!$this->timesHandOvers) {
+                    // The turn held the loop, and only its last code is known: time each
+                    // hand-over for a while, so that the next hold is named exactly.
+                    $this->timesHandOvers = true;
+                    $this->preciseTurnsLeft = self::PRECISE_TURNS;
+                }
+            } elseif ($this->preciseTurnsLeft > 0 && --$this->preciseTurnsLeft === 0) {
+                $this->timesHandOvers = false;
             }
         }
         $this->runningSince = 0;
         $this->runningCode = $this->runningIn = null;
+    }
+
+    /** Hand-overs timed for a BlockProbe (true), or only while a hold calls for it (false). */
+    public function timeHandOversForProbe(bool $timed): void
+    {
+        $this->preciseTurnsLeft = 0;
+        $this->timesHandOvers = $timed;
     }
 
     /** The code that ran since $runningSince held the loop past $holdLimit: tell $onHold (the loop's own work is not reported). */
