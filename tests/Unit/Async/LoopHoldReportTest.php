@@ -85,6 +85,24 @@ final class LoopHoldReportTest extends AsyncTestCase
         self::assertSame([], $this->holds);
     }
 
+    public function testAHoldSwitchesOnTheTimingOfEachHandOverSoThatTheNextHoldIsNamedExactly(): void
+    {
+        // Only turns are timed at first (cheap): the first hold is the turn's, named by its last code.
+        EventLoop::delay(0.001, static fn () => \usleep(80_000));
+        Async::delay(0.05);
+        self::assertCount(1, $this->holds);
+
+        // Now each hand-over is timed: in a turn where a blocking callback is followed by a
+        // quick one, the blocking one is named, not the turn's last.
+        $blocking = __LINE__ + 1;
+        EventLoop::defer(static fn () => \usleep(80_000));
+        EventLoop::defer(static fn () => null);
+        Async::delay(0.05);
+
+        self::assertCount(2, $this->holds);
+        self::assertSame(__FILE__ . ':' . $blocking, $this->holds[1]->callbackOrigin());
+    }
+
     public function testNothingIsReportedOnceItIsStopped(): void
     {
         Async::reportLoopHolds(0.05, null);
