@@ -52,7 +52,13 @@ final class Connection implements Executor
     /** ER_UNKNOWN_STMT_HANDLER: the server no longer knows a cached statement. */
     private const UNKNOWN_STATEMENT = 1243;
 
-    private ConnectionState $state = ConnectionState::Idle;
+    /**
+     * Untyped: written twice per statement, and an enum-typed write calls the JIT's checking
+     * helper (docs/ASYNC.md, Rules).
+     *
+     * @var ConnectionState
+     */
+    private $state = ConnectionState::Idle;
     private readonly StatementCache $statements;
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */

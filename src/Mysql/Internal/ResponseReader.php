@@ -67,22 +67,40 @@ final class ResponseReader
      * exact, where closing the statement would only be safe: what this reader read is what the
      * server sent, and a response cut short before its definitions changed nothing on either
      * side (a drain that cannot finish closes the connection, its statements with it).
+     * Untyped: written per statement, and a class-typed write calls the JIT's checking helper.
+     *
+     * @var PreparedStatement|null
      */
-    public ?PreparedStatement $statement = null;
+    public $statement = null;
     private int $resultSets = 0;
     /** @var list<ColumnDefinition>|null */
     private ?array $lastColumns = null;
     /** @var list<ColumnDefinition>|null */
     private ?array $firstColumns = null;
 
-    public function __construct(
-        private readonly bool $binary,
-        private readonly bool $deprecateEof,
-        private readonly bool $extendedMetadata,
-        private readonly bool $decodeJson,
-        bool $prepare = false,
-        private readonly bool $cacheMetadata = false,
-    ) {
+    /*
+     * Set once by the constructor, but neither readonly nor typed: a reader is made for every
+     * statement, and PHP 8.2's tracing JIT leaves every readonly write to the interpreter
+     * (docs/ASYNC.md, Rules). The constructor's parameters carry the types.
+     */
+    /** @var bool */
+    private $binary;
+    /** @var bool */
+    private $deprecateEof;
+    /** @var bool */
+    private $extendedMetadata;
+    /** @var bool */
+    private $decodeJson;
+    /** @var bool */
+    private $cacheMetadata;
+
+    public function __construct(bool $binary, bool $deprecateEof, bool $extendedMetadata, bool $decodeJson, bool $prepare = false, bool $cacheMetadata = false)
+    {
+        $this->binary = $binary;
+        $this->deprecateEof = $deprecateEof;
+        $this->extendedMetadata = $extendedMetadata;
+        $this->decodeJson = $decodeJson;
+        $this->cacheMetadata = $cacheMetadata;
         $this->state = $prepare ? self::PREPARE_OK : self::HEADER;
     }
 
@@ -187,11 +205,35 @@ final class ResponseReader
     private function header(int $first, string $payload): bool
     {
         if ($first === 0x00) {
-            $status = ServerStatus::fromOk($payload);
-            $this->noteStatus($status->status);
-            $this->results[] = new Result([], $status->affectedRows, $status->lastInsertId, $status->warnings);
+            // ServerStatus::fromOk() written out: an OK is the answer to every write.
+            // Both counts under 251 (one byte each) is the common case: no calls.
+            $affected = \ord($payload[1] ?? "\xff");
+            $insertId = \ord($payload[2] ?? "\xff");
+            $offset = 3;
+            if ($affected >= 251 || $insertId >= 251) {
+                $offset = 1;
+                $affected = (int) Wire::readLengthEncodedInt($payload, $offset);
+                $insertId = (int) Wire::readLengthEncodedInt($payload, $offset);
+            }
+            if ($insertId < 0) {
+                $insertId = \sprintf('%u', $insertId); // an unsigned BIGINT id above PHP_INT_MAX
+            }
+            $status = $warnings = 0;
+            if (isset($payload[$offset + 3])) {
+                $status = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8);
+                $warnings = \ord($payload[$offset + 2]) | (\ord($payload[$offset + 3]) << 8);
+            }
+            $this->status = $status;
+            if (($status & Protocol::SERVER_SESSION_STATE_CHANGED) !== 0) {
+                $this->sessionStateChanged = true;
+            }
+            $this->results[] = new Result([], $affected, $insertId, $warnings);
+            if (($status & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
+                return false;
+            }
+            $this->state = self::DONE;
 
-            return ($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) === 0 ? $this->finish() : false;
+            return true;
         }
         if ($first === 0xff) {
             return $this->fail($payload);
