@@ -7,14 +7,15 @@ declare(strict_types=1);
  * prepared statements, counted by valgrind's callgrind (the count does not move with the
  * machine's load; seconds do):
  *
- *   php bench/mysql/instructions.php [--statements=2000,6000] [--only=select,insert] [--clients=ours,fiber,mysqli] [--keep=DIR] [--jit=tracing|function]
+ *   php bench/mysql/instructions.php [--statements=2000,6000] [--only=select,insert] [--clients=mysqli,ours,fiber,connection] [--keep=DIR] [--jit=tracing|function]
  *
  * Each client runs twice under callgrind, with opcache and the tracing JIT as bin/bobbin runs
  * PHP, executing A and then B statements after the same warm-up; (instructions(B) -
  * instructions(A)) / (B - A) leaves out start-up, compilation and shutdown. select is
  * bench/mysql/run.php's point SELECT by primary key (four columns), insert an INSERT of three
  * parameters into an AUTO_INCREMENT table reading the generated id. ours is the pool in a
- * plain script, fiber the same inside one fiber, mysqli bind_param + execute (+ get_result +
+ * plain script, fiber the same inside one fiber, connection one Connection without the pool,
+ * mysqli bind_param + execute (+ get_result +
  * fetch_assoc for the select). Counts are user space only: system calls cost both clients
  * alike (one write and one read per statement each), and are not in them.
  *
@@ -26,6 +27,7 @@ declare(strict_types=1);
  */
 
 use Bobbin\Async\Async;
+use Bobbin\Mysql\Connection;
 use Bobbin\Mysql\ConnectionPool;
 use Bobbin\Mysql\PoolConfig;
 
@@ -173,7 +175,8 @@ function runChild(string $client, string $kind, int $count, string $url): void
                 }
             };
     } else {
-        $pool = new ConnectionPool(PoolConfig::fromUrl($url, maxSize: 1));
+        // connection: one Connection, no pool (what the pool's checkout costs is the difference).
+        $pool = $client === 'connection' ? Connection::connect($url) : new ConnectionPool(PoolConfig::fromUrl($url, maxSize: 1));
         $loop = $kind === 'select'
             ? static function (int $n) use ($pool, $select, &$sink): void {
                 for ($i = 0; $i < $n; $i++) {

@@ -94,8 +94,9 @@ final class ResponseReader
     /** @var bool */
     private $cacheMetadata;
 
-    public function __construct(bool $binary, bool $deprecateEof, bool $extendedMetadata, bool $decodeJson, bool $prepare = false, bool $cacheMetadata = false)
+    public function __construct(bool $binary, bool $deprecateEof, bool $extendedMetadata, bool $decodeJson, bool $prepare = false, bool $cacheMetadata = false, ?PreparedStatement $statement = null)
     {
+        $this->statement = $statement;
         $this->binary = $binary;
         $this->deprecateEof = $deprecateEof;
         $this->extendedMetadata = $extendedMetadata;
@@ -191,6 +192,12 @@ final class ResponseReader
         return $this->results;
     }
 
+    /** The result when the response held exactly one (no CALL's further results), else null. */
+    public function onlyResult(): ?Result
+    {
+        return \count($this->results) === 1 ? $this->results[0] : null;
+    }
+
     /**
      * The columns of a prepared statement's result (empty for a statement without one), or of
      * the first result set of an execution.
@@ -273,11 +280,24 @@ final class ResponseReader
     {
         $this->lastColumns = $this->columns;
         $this->firstColumns ??= $this->columns;
-        $status = $this->deprecateEof ? ServerStatus::fromOk($payload) : ServerStatus::fromEof($payload);
-        $this->noteStatus($status->status);
-        $this->results[] = new Result($this->rows, \count($this->rows), 0, $status->warnings);
+        if ($this->deprecateEof) {
+            // An OK (0xFE): affected rows and insert id, each one byte when under 251, then status, warnings.
+            if (isset($payload[6]) && \ord($payload[1]) < 251 && \ord($payload[2]) < 251) {
+                $status = [\ord($payload[3]) | (\ord($payload[4]) << 8), \ord($payload[5]) | (\ord($payload[6]) << 8)];
+            } else {
+                $ok = ServerStatus::fromOk($payload);
+                $status = [$ok->status, $ok->warnings];
+            }
+        } elseif (isset($payload[4])) {
+            // ServerStatus::fromEof() without the object: 0xFE, warnings, status.
+            $status = [\ord($payload[3]) | (\ord($payload[4]) << 8), \ord($payload[1]) | (\ord($payload[2]) << 8)];
+        } else {
+            $status = [0, 0];
+        }
+        $this->noteStatus($status[0]);
+        $this->results[] = new Result($this->rows, \count($this->rows), 0, $status[1]);
         $this->rows = [];
-        if (($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
+        if (($status[0] & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
             $this->state = self::HEADER;
 
             return false;
