@@ -49,7 +49,8 @@ final class ParameterEncoder
                     break;
                 case \is_string($param):
                     $types .= "\xfd\x00";
-                    $values .= Wire::lengthEncodedString($param);
+                    // Wire::lengthEncodedString() written out for the common short string.
+                    $values .= \strlen($param) < 251 ? \chr(\strlen($param)) . $param : Wire::lengthEncodedString($param);
                     break;
                 case \is_float($param):
                     $types .= "\x05\x00";

@@ -252,8 +252,13 @@ final class ResponseReader
 
             return false;
         }
-        $offset = 0;
-        $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
+        $offset = 1;
+        if ($first < 251) {
+            $this->columnCount = $first; // fewer than 251 columns: the count is this one byte
+        } else {
+            $offset = 0;
+            $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
+        }
         if ($this->columnCount < 1) {
             throw new ProtocolException('A result set announced no columns (or 2^63 and more)');
         }
