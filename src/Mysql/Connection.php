@@ -190,7 +190,8 @@ final class Connection implements Executor
             throw $error;
         }
         // Not in a finally block: one stops PHP's tracing JIT (FAST_CALL) on every statement.
-        if ($this->state === ConnectionState::Busy) {
+        // settle() written out; the state is not always Busy here: an abandoned statement left it Draining.
+        if ($this->state === ConnectionState::Busy) { // @phpstan-ignore identical.alwaysTrue
             $this->state = ConnectionState::Idle;
             $this->transport->markIdle();
         }
