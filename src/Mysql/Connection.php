@@ -55,7 +55,13 @@ final class Connection implements Executor
     /** ER_UNKNOWN_STMT_HANDLER: the server no longer knows a cached statement. */
     private const UNKNOWN_STATEMENT = 1243;
 
-    private ConnectionState $state = ConnectionState::Idle;
+    /**
+     * Untyped: written twice per statement, and an enum-typed write calls the JIT's checking
+     * helper (docs/ASYNC.md, Rules).
+     *
+     * @var ConnectionState
+     */
+    private $state = ConnectionState::Idle;
     private readonly StatementCache $statements;
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */
@@ -75,6 +81,7 @@ final class Connection implements Executor
     private readonly bool $deprecateEof;
     private readonly bool $extendedMetadata;
     private readonly bool $cacheMetadata;
+    private readonly bool $cachesStatements;
 
     private function __construct(
         private readonly Transport $transport,
@@ -86,6 +93,7 @@ final class Connection implements Executor
     ) {
         $this->openedAt = $this->lastUsedAt = \microtime(true);
         $this->statements = new StatementCache($config->statementCacheSize);
+        $this->cachesStatements = $this->statements->isEnabled();
         $this->deprecateEof = ($capabilities & Protocol::CLIENT_DEPRECATE_EOF) !== 0;
         $this->extendedMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA) !== 0;
         $this->cacheMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_CACHE_METADATA) !== 0;
@@ -151,33 +159,45 @@ final class Connection implements Executor
         if ($this->config->statementCacheSize === 0 && $params === []) {
             return $this->command($sql, $cancellation);
         }
-        $this->begin($cancellation);
-        $deadline = $this->config->queryTimeout === null ? null : \microtime(true) + $this->config->queryTimeout;
+        // begin() and settle() written out, and the common outcome (one result, no error) read
+        // here: this is the path of every statement, and every call on it costs.
+        if ($this->state !== ConnectionState::Idle) {
+            $this->awaitIdle($cancellation);
+        }
+        $this->state = ConnectionState::Busy;
+        $timeout = $this->config->queryTimeout;
+        $deadline = $timeout === null ? null : \microtime(true) + $timeout;
         $statement = null;
+        $statements = $this->statements;
         try {
-            $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
-            $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
-            if ($reader->error?->code === self::UNKNOWN_STATEMENT) {
+            $statement = $statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
+            $reader = $this->exchange(ParameterEncoder::execute($statement->id, $statement->parameterCount, $params), true, $sql, $deadline, $cancellation, false, $statement);
+            if ($reader->error !== null && $reader->error->code === self::UNKNOWN_STATEMENT) {
                 // The server dropped the statement (nothing ran): prepare it again and run it.
-                $this->statements->forget($sql);
+                $statements->forget($sql);
                 $statement = $this->prepare($sql, $deadline, $cancellation);
                 $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
             }
-            if (!$this->statements->isEnabled()) {
-                $this->statements->closeLater($statement);
+            if (!$this->cachesStatements) {
+                $statements->closeLater($statement);
                 $statement = null;
             }
-            $result = $this->resultOf($reader, $sql);
+            $result = $reader->error === null && $reader->localInfileRequest === null ? $reader->onlyResult() : null;
+            $result ??= $this->resultOf($reader, $sql);
         } catch (\Throwable $error) {
-            if ($statement !== null && !$this->statements->isEnabled()) {
+            if ($statement !== null && !$this->cachesStatements) {
                 // Cancelled while it ran: closed all the same, with the first command after the drain.
-                $this->statements->closeLater($statement);
+                $statements->closeLater($statement);
             }
             $this->settle();
             throw $error;
         }
         // Not in a finally block: one stops PHP's tracing JIT (FAST_CALL) on every statement.
-        $this->settle();
+        // settle() written out; the state is not always Busy here: an abandoned statement left it Draining.
+        if ($this->state === ConnectionState::Busy) { // @phpstan-ignore identical.alwaysTrue
+            $this->state = ConnectionState::Idle;
+            $this->transport->markIdle();
+        }
 
         return $result;
     }
@@ -280,6 +300,12 @@ final class Connection implements Executor
     public function sessionStateChanged(): bool
     {
         return $this->sessionStateChanged;
+    }
+
+    /** @internal for the pool: idle, outside a transaction, session state as opened (reusable as it is) */
+    public function isIdleAndClean(): bool
+    {
+        return $this->state === ConnectionState::Idle && ($this->status & Protocol::SERVER_STATUS_IN_TRANS) === 0 && !$this->sessionStateChanged;
     }
 
     /** @internal for Transaction: how many transactions the server rolled back by itself so far */
@@ -393,12 +419,12 @@ final class Connection implements Executor
      */
     private function exchange(string $payload, bool $binary, string $sql, ?float $deadline, ?Cancellation $cancellation, bool $prepare = false, ?PreparedStatement $statement = null): ResponseReader
     {
-        $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata);
-        $reader->statement = $statement;
+        $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata, $statement);
         $transport = $this->transport;
-        $packets = $transport->packets;
-        $packets->resetSequence();
-        $bytes = $this->statements->takePendingCloses() . $packets->frame($payload);
+        $bytes = $transport->packets->frameCommand($payload);
+        if ($this->statements->pendingCloses !== '') {
+            $bytes = $this->statements->takePendingCloses() . $bytes;
+        }
         $sent = false;
         try {
             $transport->send($bytes, $deadline, $cancellation);
@@ -407,7 +433,7 @@ final class Connection implements Executor
                 $justSent = false;
                 if ($reader->localInfileRequest !== null) {
                     // Never a local file: an empty one ends the server's request at once.
-                    $transport->send($packets->frame(''), $deadline, $cancellation);
+                    $transport->send($transport->packets->frame(''), $deadline, $cancellation);
                     $justSent = true;
                 }
             }
@@ -428,7 +454,11 @@ final class Connection implements Executor
             throw $e;
         }
         $this->lastUsedAt = \microtime(true);
-        $this->noteStatus($reader);
+        if ($reader->error === null && !$reader->sessionStateChanged && $reader->status !== null) {
+            $this->status = $reader->status; // noteStatus() for the common answer, without the call
+        } else {
+            $this->noteStatus($reader);
+        }
 
         return $reader;
     }

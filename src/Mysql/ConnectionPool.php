@@ -40,7 +40,12 @@ final class ConnectionPool implements Executor
     /** @param array<int, mixed> $params */
     public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
     {
-        $connection = $this->acquire($cancellation);
+        // acquire() written out: one call fewer on the path of every statement.
+        try {
+            $connection = $this->pool->acquire($cancellation);
+        } catch (SharedPoolTimeoutException|PoolClosedException $e) {
+            throw self::poolError($e);
+        }
         // Not finally: it stops PHP's tracing JIT (FAST_CALL) on the path of every statement.
         try {
             $result = $connection->query($sql, $params, $cancellation);
@@ -73,11 +78,17 @@ final class ConnectionPool implements Executor
     {
         try {
             return $this->pool->acquire($cancellation);
-        } catch (SharedPoolTimeoutException $e) {
-            throw new PoolTimeoutException($e->getMessage(), 0, '', $e);
-        } catch (PoolClosedException $e) {
-            throw new MysqlException($e->getMessage(), 0, '', $e);
+        } catch (SharedPoolTimeoutException|PoolClosedException $e) {
+            throw self::poolError($e);
         }
+    }
+
+    /** The shared pool's exceptions as this client's. */
+    private static function poolError(SharedPoolTimeoutException|PoolClosedException $e): MysqlException
+    {
+        return $e instanceof SharedPoolTimeoutException
+            ? new PoolTimeoutException($e->getMessage(), 0, '', $e)
+            : new MysqlException($e->getMessage(), 0, '', $e);
     }
 
     public function release(Connection $connection): void

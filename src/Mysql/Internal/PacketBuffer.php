@@ -77,6 +77,20 @@ final class PacketBuffer
         return $this->nextSplit();
     }
 
+    /** Frames $payload as the first packet of a new exchange (resetSequence() and frame() in one call). */
+    public function frameCommand(string $payload): string
+    {
+        $length = \strlen($payload);
+        if ($length < Protocol::MAX_PACKET_PAYLOAD) {
+            $this->sequence = 1;
+
+            return \pack('V', $length) . $payload;
+        }
+        $this->sequence = 0;
+
+        return $this->frame($payload);
+    }
+
     /**
      * Frames $payload as the next packet(s) of the exchange.
      */

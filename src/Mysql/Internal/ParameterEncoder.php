@@ -25,7 +25,8 @@ final class ParameterEncoder
         if ($count === 0) {
             return $payload;
         }
-        $nulls = \array_fill(0, ($count + 7) >> 3, 0);
+        // The NULL bitmap as one int while it fits (up to 56 parameters: no array per statement).
+        $nulls = $count <= 56 ? 0 : \array_fill(0, ($count + 7) >> 3, 0);
         $types = '';
         $values = '';
         $i = 0;
@@ -35,7 +36,11 @@ final class ParameterEncoder
             }
             switch (true) {
                 case $param === null:
-                    $nulls[$i >> 3] |= 1 << ($i & 7);
+                    if (\is_int($nulls)) {
+                        $nulls |= 1 << $i;
+                    } else {
+                        $nulls[$i >> 3] |= 1 << ($i & 7);
+                    }
                     $types .= "\x06\x00";
                     break;
                 case \is_int($param):
@@ -44,7 +49,8 @@ final class ParameterEncoder
                     break;
                 case \is_string($param):
                     $types .= "\xfd\x00";
-                    $values .= Wire::lengthEncodedString($param);
+                    // Wire::lengthEncodedString() written out for the common short string.
+                    $values .= \strlen($param) < 251 ? \chr(\strlen($param)) . $param : Wire::lengthEncodedString($param);
                     break;
                 case \is_float($param):
                     $types .= "\x05\x00";
@@ -60,9 +66,16 @@ final class ParameterEncoder
             }
             $i++;
         }
-        $bitmap = '';
-        foreach ($nulls as $byte) {
-            $bitmap .= \chr($byte);
+        if (\is_int($nulls)) {
+            $bitmap = \chr($nulls & 0xff);
+            for ($shift = 8; $shift < $count; $shift += 8) {
+                $bitmap .= \chr(($nulls >> $shift) & 0xff);
+            }
+        } else {
+            $bitmap = '';
+            foreach ($nulls as $byte) {
+                $bitmap .= \chr($byte);
+            }
         }
 
         return $payload . $bitmap . "\x01" . $types . $values;

@@ -62,11 +62,11 @@ final class PoolConnector implements TransactionAwareConnector
 
     public function prepareForReuse(object $connection): Future|false|null
     {
+        if ($connection->isIdleAndClean()) {
+            return null; // every statement's release: one call where three were
+        }
         $state = $connection->state();
         if ($state === ConnectionState::Idle) {
-            if (!$connection->inTransaction() && !$connection->sessionStateChanged()) {
-                return null;
-            }
 
             return Async::run(static function () use ($connection): void {
                 try {

@@ -67,22 +67,41 @@ final class ResponseReader
      * exact, where closing the statement would only be safe: what this reader read is what the
      * server sent, and a response cut short before its definitions changed nothing on either
      * side (a drain that cannot finish closes the connection, its statements with it).
+     * Untyped: written per statement, and a class-typed write calls the JIT's checking helper.
+     *
+     * @var PreparedStatement|null
      */
-    public ?PreparedStatement $statement = null;
+    public $statement = null;
     private int $resultSets = 0;
     /** @var list<ColumnDefinition>|null */
     private ?array $lastColumns = null;
     /** @var list<ColumnDefinition>|null */
     private ?array $firstColumns = null;
 
-    public function __construct(
-        private readonly bool $binary,
-        private readonly bool $deprecateEof,
-        private readonly bool $extendedMetadata,
-        private readonly bool $decodeJson,
-        bool $prepare = false,
-        private readonly bool $cacheMetadata = false,
-    ) {
+    /*
+     * Set once by the constructor, but neither readonly nor typed: a reader is made for every
+     * statement, and PHP 8.2's tracing JIT leaves every readonly write to the interpreter
+     * (docs/ASYNC.md, Rules). The constructor's parameters carry the types.
+     */
+    /** @var bool */
+    private $binary;
+    /** @var bool */
+    private $deprecateEof;
+    /** @var bool */
+    private $extendedMetadata;
+    /** @var bool */
+    private $decodeJson;
+    /** @var bool */
+    private $cacheMetadata;
+
+    public function __construct(bool $binary, bool $deprecateEof, bool $extendedMetadata, bool $decodeJson, bool $prepare = false, bool $cacheMetadata = false, ?PreparedStatement $statement = null)
+    {
+        $this->statement = $statement;
+        $this->binary = $binary;
+        $this->deprecateEof = $deprecateEof;
+        $this->extendedMetadata = $extendedMetadata;
+        $this->decodeJson = $decodeJson;
+        $this->cacheMetadata = $cacheMetadata;
         $this->state = $prepare ? self::PREPARE_OK : self::HEADER;
     }
 
@@ -173,6 +192,12 @@ final class ResponseReader
         return $this->results;
     }
 
+    /** The result when the response held exactly one (no CALL's further results), else null. */
+    public function onlyResult(): ?Result
+    {
+        return \count($this->results) === 1 ? $this->results[0] : null;
+    }
+
     /**
      * The columns of a prepared statement's result (empty for a statement without one), or of
      * the first result set of an execution.
@@ -187,11 +212,35 @@ final class ResponseReader
     private function header(int $first, string $payload): bool
     {
         if ($first === 0x00) {
-            $status = ServerStatus::fromOk($payload);
-            $this->noteStatus($status->status);
-            $this->results[] = new Result([], $status->affectedRows, $status->lastInsertId, $status->warnings);
+            // ServerStatus::fromOk() written out: an OK is the answer to every write.
+            // Both counts under 251 (one byte each) is the common case: no calls.
+            $affected = \ord($payload[1] ?? "\xff");
+            $insertId = \ord($payload[2] ?? "\xff");
+            $offset = 3;
+            if ($affected >= 251 || $insertId >= 251) {
+                $offset = 1;
+                $affected = (int) Wire::readLengthEncodedInt($payload, $offset);
+                $insertId = (int) Wire::readLengthEncodedInt($payload, $offset);
+            }
+            if ($insertId < 0) {
+                $insertId = \sprintf('%u', $insertId); // an unsigned BIGINT id above PHP_INT_MAX
+            }
+            $status = $warnings = 0;
+            if (isset($payload[$offset + 3])) {
+                $status = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8);
+                $warnings = \ord($payload[$offset + 2]) | (\ord($payload[$offset + 3]) << 8);
+            }
+            $this->status = $status;
+            if (($status & Protocol::SERVER_SESSION_STATE_CHANGED) !== 0) {
+                $this->sessionStateChanged = true;
+            }
+            $this->results[] = new Result([], $affected, $insertId, $warnings);
+            if (($status & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
+                return false;
+            }
+            $this->state = self::DONE;
 
-            return ($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) === 0 ? $this->finish() : false;
+            return true;
         }
         if ($first === 0xff) {
             return $this->fail($payload);
@@ -203,8 +252,13 @@ final class ResponseReader
 
             return false;
         }
-        $offset = 0;
-        $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
+        $offset = 1;
+        if ($first < 251) {
+            $this->columnCount = $first; // fewer than 251 columns: the count is this one byte
+        } else {
+            $offset = 0;
+            $this->columnCount = (int) Wire::readLengthEncodedInt($payload, $offset);
+        }
         if ($this->columnCount < 1) {
             throw new ProtocolException('A result set announced no columns (or 2^63 and more)');
         }
@@ -231,11 +285,24 @@ final class ResponseReader
     {
         $this->lastColumns = $this->columns;
         $this->firstColumns ??= $this->columns;
-        $status = $this->deprecateEof ? ServerStatus::fromOk($payload) : ServerStatus::fromEof($payload);
-        $this->noteStatus($status->status);
-        $this->results[] = new Result($this->rows, \count($this->rows), 0, $status->warnings);
+        if ($this->deprecateEof) {
+            // An OK (0xFE): affected rows and insert id, each one byte when under 251, then status, warnings.
+            if (isset($payload[6]) && \ord($payload[1]) < 251 && \ord($payload[2]) < 251) {
+                $status = [\ord($payload[3]) | (\ord($payload[4]) << 8), \ord($payload[5]) | (\ord($payload[6]) << 8)];
+            } else {
+                $ok = ServerStatus::fromOk($payload);
+                $status = [$ok->status, $ok->warnings];
+            }
+        } elseif (isset($payload[4])) {
+            // ServerStatus::fromEof() without the object: 0xFE, warnings, status.
+            $status = [\ord($payload[3]) | (\ord($payload[4]) << 8), \ord($payload[1]) | (\ord($payload[2]) << 8)];
+        } else {
+            $status = [0, 0];
+        }
+        $this->noteStatus($status[0]);
+        $this->results[] = new Result($this->rows, \count($this->rows), 0, $status[1]);
         $this->rows = [];
-        if (($status->status & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
+        if (($status[0] & Protocol::SERVER_MORE_RESULTS_EXISTS) !== 0) {
             $this->state = self::HEADER;
 
             return false;

@@ -75,7 +75,6 @@ final class RowDecoder
                 $row[$column->name] = null;
                 continue;
             }
-            $unsigned = ($column->flags & Protocol::FLAG_UNSIGNED) !== 0;
             switch ($column->type) {
                 case Protocol::TYPE_LONG:
                 case Protocol::TYPE_INT24:
@@ -83,7 +82,7 @@ final class RowDecoder
                         throw self::truncated();
                     }
                     $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8) | (\ord($payload[$offset + 2]) << 16) | (\ord($payload[$offset + 3]) << 24);
-                    if (!$unsigned && $value > 0x7fffffff) {
+                    if ($value > 0x7fffffff && ($column->flags & Protocol::FLAG_UNSIGNED) === 0) {
                         $value -= 0x100000000;
                     }
                     $offset += 4;
@@ -93,7 +92,7 @@ final class RowDecoder
                         throw self::truncated();
                     }
                     $value = self::unpackOne('P', $payload, $offset);
-                    if ($unsigned && $value < 0) {
+                    if ($value < 0 && ($column->flags & Protocol::FLAG_UNSIGNED) !== 0) {
                         $value = \sprintf('%u', $value);
                     }
                     $offset += 8;
@@ -103,7 +102,7 @@ final class RowDecoder
                         throw self::truncated();
                     }
                     $value = \ord($payload[$offset++]);
-                    if (!$unsigned && $value > 127) {
+                    if ($value > 127 && ($column->flags & Protocol::FLAG_UNSIGNED) === 0) {
                         $value -= 256;
                     }
                     break;
@@ -113,7 +112,7 @@ final class RowDecoder
                         throw self::truncated();
                     }
                     $value = \ord($payload[$offset]) | (\ord($payload[$offset + 1]) << 8);
-                    if (!$unsigned && $column->type !== Protocol::TYPE_YEAR && $value > 0x7fff) {
+                    if ($value > 0x7fff && $column->type !== Protocol::TYPE_YEAR && ($column->flags & Protocol::FLAG_UNSIGNED) === 0) {
                         $value -= 0x10000;
                     }
                     $offset += 2;

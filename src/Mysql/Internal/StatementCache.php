@@ -15,7 +15,13 @@ final class StatementCache
 {
     /** @var array<string, PreparedStatement> */
     private array $statements = [];
-    private string $pendingCloses = '';
+    /**
+     * COM_STMT_CLOSE packets waiting for the next command: read by the connection on every
+     * statement (a call only when there are some), taken with takePendingCloses().
+     *
+     * @var string
+     */
+    public $pendingCloses = '';
 
     public function __construct(private readonly int $capacity)
     {
@@ -25,7 +31,8 @@ final class StatementCache
     public function get(string $sql): ?PreparedStatement
     {
         $statement = $this->statements[$sql] ?? null;
-        if ($statement !== null) {
+        // Already the most recently used (one statement run again and again): nothing to move.
+        if ($statement !== null && \array_key_last($this->statements) !== $sql) {
             unset($this->statements[$sql]);
             $this->statements[$sql] = $statement;
         }

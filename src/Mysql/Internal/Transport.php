@@ -189,7 +189,7 @@ final class Transport
         }
         $this->idlePeek ??= new IdleSocketPeek($this->stream);
 
-        return $this->idlePeek->hasArrived();
+        return $this->idlePeek->firstByte() !== null; // hasArrived(), one call fewer per checkout
     }
 
     /** The exchange is over and the session idle: what hasArrived() may ask the loop about. */

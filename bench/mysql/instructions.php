@@ -1,0 +1,198 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * Instructions per statement, one caller at a time, of this client and of mysqli (mysqlnd)
+ * prepared statements, counted by valgrind's callgrind (the count does not move with the
+ * machine's load; seconds do):
+ *
+ *   php bench/mysql/instructions.php [--statements=2000,6000] [--only=select,insert] [--clients=mysqli,ours,fiber,connection] [--keep=DIR] [--jit=tracing|function]
+ *
+ * Each client runs twice under callgrind, with opcache and the tracing JIT as bin/bobbin runs
+ * PHP, executing A and then B statements after the same warm-up; (instructions(B) -
+ * instructions(A)) / (B - A) leaves out start-up, compilation and shutdown. select is
+ * bench/mysql/run.php's point SELECT by primary key (four columns), insert an INSERT of three
+ * parameters into an AUTO_INCREMENT table reading the generated id. ours is the pool in a
+ * plain script, fiber the same inside one fiber, connection one Connection without the pool,
+ * mysqli bind_param + execute (+ get_result +
+ * fetch_assoc for the select). Counts are user space only: system calls cost both clients
+ * alike (one write and one read per statement each), and are not in them.
+ *
+ * --keep=DIR keeps the callgrind files and JIT perf maps as DIR/VARIANT/callgrind.N, which
+ * bench/async/instructions-by-function.php DIR/VARIANT reads (where the instructions go).
+ * --jit=function compiles each PHP function on its own, so that the perf map names every
+ * function: a coarser JIT than the one measured, but a map of where the instructions go.
+ * The database is the one BOBBIN_TEST_MYSQL_URL names, else this checkout's (scripts/mysql).
+ */
+
+use Bobbin\Async\Async;
+use Bobbin\Mysql\Connection;
+use Bobbin\Mysql\ConnectionPool;
+use Bobbin\Mysql\PoolConfig;
+
+require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+
+const WARM_UP = 1000;
+const TABLE = 'bench_mysql_instructions';
+
+$options = \getopt('', ['statements::', 'only::', 'clients::', 'keep::', 'jit::', 'child::', 'count::', 'url::']);
+$root = \dirname(__DIR__, 2);
+$url = (string) ($options['url'] ?? (\getenv('BOBBIN_TEST_MYSQL_URL') ?: \trim((string) \shell_exec(\escapeshellarg("$root/scripts/mysql") . ' url'))));
+
+if (isset($options['child'])) {
+    Async::installLoopDriver();
+    [$client, $kind] = \explode(':', (string) $options['child']);
+    runChild($client, $kind, (int) $options['count'], $url);
+    exit(0);
+}
+
+[$fewer, $more] = \array_map('intval', \explode(',', (string) ($options['statements'] ?? '2000,6000')));
+$kinds = \explode(',', (string) ($options['only'] ?? 'select,insert'));
+$clients = \explode(',', (string) ($options['clients'] ?? 'mysqli,ours,fiber'));
+$keep = isset($options['keep']) ? (string) $options['keep'] : null;
+$jit = (string) ($options['jit'] ?? 'tracing');
+if ($fewer <= 0 || $more <= $fewer) {
+    \fwrite(\STDERR, "--statements=A,B needs 0 < A < B\n");
+    exit(2);
+}
+
+$setup = connectMysqli($url);
+$setup->query('DROP TABLE IF EXISTS ' . TABLE . '_items');
+$setup->query('CREATE TABLE ' . TABLE . '_items (id int PRIMARY KEY, name varchar(50) NOT NULL, price decimal(10,2) NOT NULL, active bool NOT NULL) ENGINE=InnoDB');
+$setup->query('INSERT INTO ' . TABLE . "_items SELECT seq, CONCAT('item ', seq), seq * 1.5, seq % 2 = 0 FROM seq_1_to_1000");
+$setup->query('DROP TABLE IF EXISTS ' . TABLE . '_log');
+$setup->query('CREATE TABLE ' . TABLE . '_log (id bigint unsigned AUTO_INCREMENT PRIMARY KEY, name varchar(50) NOT NULL, price decimal(10,2) NOT NULL, active bool NOT NULL) ENGINE=InnoDB');
+
+$results = [];
+foreach ($kinds as $kind) {
+    foreach ($clients as $client) {
+        $counts = [];
+        foreach ([$fewer, $more] as $n) {
+            // Retried: the shared test server's other users may kill this session meanwhile.
+            for ($attempt = 1; ; $attempt++) {
+                try {
+                    $counts[$n] = countInstructions($url, "$client:$kind", $n, $keep, $jit);
+                    break;
+                } catch (\RuntimeException $e) {
+                    if ($attempt === 3) {
+                        throw $e;
+                    }
+                    \fwrite(\STDERR, "$client:$kind x $n failed, again: " . \substr($e->getMessage(), 0, 300) . "\n");
+                }
+            }
+        }
+        $results[$kind][$client] = (int) \round(($counts[$more] - $counts[$fewer]) / ($more - $fewer));
+    }
+}
+$setup->query('DROP TABLE IF EXISTS ' . TABLE . '_items');
+$setup->query('DROP TABLE IF EXISTS ' . TABLE . '_log');
+
+foreach ($results as $kind => $byClient) {
+    foreach ($byClient as $client => $perStatement) {
+        $ratio = isset($byClient['mysqli']) && $client !== 'mysqli' ? \sprintf(' (%.2fx mysqli)', $perStatement / $byClient['mysqli']) : '';
+        \printf("%-7s %-7s %8d instructions/statement%s\n", $kind, $client, $perStatement, $ratio);
+    }
+}
+echo \json_encode($results), "\n";
+
+function countInstructions(string $url, string $variant, int $count, ?string $keep, string $jit): int
+{
+    $out = \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
+    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
+    if ($keep !== null) {
+        $php = [...$php, '-d', 'opcache.jit_debug=0x10']; // /tmp/perf-PID.map names the JIT's code
+    }
+    $command = [
+        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out,
+        ...$php, __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url,
+    ];
+    $process = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
+    \assert(\is_resource($process));
+    $pid = \proc_get_status($process)['pid'];
+    if (\proc_close($process) !== 0) {
+        throw new \RuntimeException("$variant × $count failed: " . \file_get_contents($out . '.log'));
+    }
+    $total = null;
+    foreach (\file($out) ?: [] as $line) {
+        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
+            $total = (int) $m[1];
+        }
+    }
+    @\unlink($out . '.log');
+    if ($keep !== null) {
+        $dir = $keep . '/' . \str_replace(':', '-', $variant);
+        @\mkdir($dir, 0777, true);
+        \rename($out, "$dir/callgrind.$count");
+        if (\is_file("/tmp/perf-$pid.map")) {
+            \rename("/tmp/perf-$pid.map", "$dir/perf.map.$count");
+        }
+    } else {
+        \unlink($out);
+    }
+    if ($total === null) {
+        throw new \RuntimeException('callgrind wrote no totals');
+    }
+
+    return $total;
+}
+
+function connectMysqli(string $url): mysqli
+{
+    $parts = \parse_url($url);
+    \assert(\is_array($parts));
+    \parse_str((string) ($parts['query'] ?? ''), $query);
+
+    return new mysqli((string) ($parts['host'] ?? 'localhost'), \urldecode((string) ($parts['user'] ?? '')), \urldecode((string) ($parts['pass'] ?? '')), \ltrim((string) ($parts['path'] ?? ''), '/'), (int) ($parts['port'] ?? 0), (string) ($query['unix_socket'] ?? ''));
+}
+
+function runChild(string $client, string $kind, int $count, string $url): void
+{
+    $select = 'SELECT id, name, price, active FROM ' . TABLE . '_items WHERE id = ?';
+    $insert = 'INSERT INTO ' . TABLE . '_log (name, price, active) VALUES (?, ?, ?)';
+    $sink = 0;
+    if ($client === 'mysqli') {
+        $db = connectMysqli($url);
+        $stmt = $db->prepare($kind === 'select' ? $select : $insert);
+        \assert($stmt !== false);
+        $loop = $kind === 'select'
+            ? static function (int $n) use ($stmt, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $id = $i % 1000 + 1;
+                    $stmt->bind_param('i', $id);
+                    $stmt->execute();
+                    $sink += \count((array) $stmt->get_result()->fetch_assoc());
+                }
+            }
+            : static function (int $n) use ($stmt, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $name = 'item';
+                    $price = '1.50';
+                    $active = $i & 1;
+                    $stmt->bind_param('ssi', $name, $price, $active);
+                    $stmt->execute();
+                    $sink += $stmt->insert_id;
+                }
+            };
+    } else {
+        // connection: one Connection, no pool (what the pool's checkout costs is the difference).
+        $pool = $client === 'connection' ? Connection::connect($url) : new ConnectionPool(PoolConfig::fromUrl($url, maxSize: 1));
+        $loop = $kind === 'select'
+            ? static function (int $n) use ($pool, $select, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $sink += \count((array) $pool->queryOne($select, [$i % 1000 + 1]));
+                }
+            }
+            : static function (int $n) use ($pool, $insert, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $sink += (int) $pool->query($insert, ['item', '1.50', $i & 1])->lastInsertId;
+                }
+            };
+        if ($client === 'fiber') {
+            $inner = $loop;
+            $loop = static fn (int $n) => Async::run(static fn () => $inner($n))->await();
+        }
+    }
+    $loop(WARM_UP);
+    $loop($count);
+}
