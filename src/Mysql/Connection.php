@@ -10,7 +10,6 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
-use Bobbin\Async\TimeoutException;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
 use Bobbin\Mysql\Exception\ConnectTimeoutException;
@@ -18,13 +17,13 @@ use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\OutcomeUnknownException;
 use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
-use Bobbin\Mysql\Exception\QueryTimeoutException;
 use Bobbin\Mysql\Internal\ErrorFactory;
-use Bobbin\Mysql\Internal\Handshake;
 use Bobbin\Mysql\Internal\ParameterEncoder;
 use Bobbin\Mysql\Internal\PreparedStatement;
 use Bobbin\Mysql\Internal\Protocol;
 use Bobbin\Mysql\Internal\ResponseReader;
+use Bobbin\Mysql\Internal\ServerGreeting;
+use Bobbin\Mysql\Internal\SessionOpener;
 use Bobbin\Mysql\Internal\StatementCache;
 use Bobbin\Mysql\Internal\Transport;
 use Bobbin\Pool\ReadStatement;
@@ -112,40 +111,15 @@ final class Connection implements Executor
     public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
-        $cancellation?->throwIfRequested();
-        $deadline = \microtime(true) + $config->connectTimeout;
-        try {
-            $transport = Transport::open($config, $deadline, $cancellation);
-        } catch (TimeoutException $e) {
-            throw self::connectTimeout($e, $config, $cancellation);
-        }
-        try {
-            [$greeting, $capabilities, $mariadb] = Handshake::perform($transport, $config, $deadline, $cancellation);
+
+        return SessionOpener::open($config, $cancellation, static function (Transport $transport, ServerGreeting $greeting, int $capabilities, int $mariadb) use ($config, $cancellation): self {
             $connection = new self($transport, $config, $greeting->connectionId, $greeting->serverVersion, $capabilities, $mariadb);
             if (($capabilities & Protocol::CLIENT_SESSION_TRACK) !== 0) {
                 $connection->trackSessionState($cancellation);
             }
 
             return $connection;
-        } catch (TimeoutException $e) {
-            $transport->close();
-            throw self::connectTimeout($e, $config, $cancellation);
-        } catch (ConnectionLostException|ProtocolException $e) {
-            $transport->close();
-            throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $e->getMessage()), 0, '', $e);
-        } catch (\Throwable $e) {
-            $transport->close();
-            throw $e;
-        }
-    }
-
-    private static function connectTimeout(TimeoutException $e, ConnectionConfig $config, ?Cancellation $cancellation): TimeoutException|ConnectTimeoutException
-    {
-        if ($cancellation !== null && $cancellation->isRequested()) {
-            return $e;
-        }
-
-        return new ConnectTimeoutException(\sprintf('Connecting to MySQL (%s) took longer than %.3f s', $config->describe(), $config->connectTimeout));
+        });
     }
 
     /**
@@ -441,7 +415,7 @@ final class Connection implements Executor
             if (!$sent) {
                 // Half a packet on the wire: the session cannot be brought back in step.
                 $this->markClosed('A statement was cancelled while it was being sent');
-                throw $this->interruption($e, $cancellation, $sql);
+                throw ErrorFactory::interruption($e, $cancellation, $this->config->queryTimeout, $sql);
             }
             $this->unfinished = $reader;
 
@@ -532,7 +506,7 @@ final class Connection implements Executor
             // before anything else happens.
             $this->killUnfinished();
         }
-        $interruption = $this->interruption($reason, $cancellation, $sql);
+        $interruption = ErrorFactory::interruption($reason, $cancellation, $this->config->queryTimeout, $sql);
         try {
             $drain->await(new TimeoutCancellation(self::SETTLE_SECONDS));
         } catch (CancelledException) {
@@ -554,20 +528,6 @@ final class Connection implements Executor
         }
 
         return $reader; // done, or the server's own error: the caller reads it as any answer
-    }
-
-    /** What the caller of an interrupted statement gets: its own cancellation, or the connection's queryTimeout. */
-    private function interruption(CancelledException $reason, ?Cancellation $cancellation, string $sql): CancelledException|MysqlException
-    {
-        if ($cancellation !== null && $cancellation->isRequested()) {
-            return $reason;
-        }
-
-        return new QueryTimeoutException(\sprintf(
-            'The statement ran longer than its timeout of %.3f s and was stopped: %s',
-            $this->config->queryTimeout ?? 0.0,
-            ErrorFactory::shorten($sql),
-        ), 1317, '70100');
     }
 
     private function drain(): void
@@ -605,19 +565,9 @@ final class Connection implements Executor
         }
         $this->killSent = true;
         try {
-            ($this->canceller ?? $this->killOverNewConnection(...))($this->connectionId);
+            $this->canceller === null ? SessionOpener::killQuery($this->config, $this->connectionId) : ($this->canceller)($this->connectionId);
         } catch (\Throwable) {
             // Without the kill the statement still ends by itself; the drain deadline bounds the wait.
-        }
-    }
-
-    private function killOverNewConnection(int $connectionId): void
-    {
-        $connection = self::connect($this->config->with(statementCacheSize: 0, queryTimeout: 5.0, connectTimeout: \min(5.0, $this->config->connectTimeout)));
-        try {
-            $connection->command('KILL QUERY ' . $connectionId);
-        } finally {
-            $connection->close();
         }
     }
 

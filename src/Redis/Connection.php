@@ -11,7 +11,6 @@ use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
-use Bobbin\Async\TimeoutException;
 use Bobbin\Async\Timer;
 use Bobbin\Redis\Exception\CommandTimeoutException;
 use Bobbin\Redis\Exception\ConnectException;
@@ -20,10 +19,10 @@ use Bobbin\Redis\Exception\ConnectTimeoutException;
 use Bobbin\Redis\Exception\ProtocolException;
 use Bobbin\Redis\Internal\ErrorFactory;
 use Bobbin\Redis\Internal\ErrorReply;
-use Bobbin\Redis\Internal\Handshake;
 use Bobbin\Redis\Internal\Push;
 use Bobbin\Redis\Internal\RespEncoder;
 use Bobbin\Redis\Internal\RespParser;
+use Bobbin\Redis\Internal\SessionOpener;
 use Bobbin\Redis\Internal\Socket;
 use Closure;
 
@@ -109,29 +108,9 @@ final class Connection implements Executor
     public static function connect(#[\SensitiveParameter] ConnectionConfig|string $config, ?Cancellation $cancellation = null): self
     {
         $config = \is_string($config) ? ConnectionConfig::fromUrl($config) : $config;
-        $cancellation?->throwIfRequested();
-        $timeout = new TimeoutCancellation($config->connectTimeout);
-        $bound = $cancellation === null ? $timeout : new CompositeCancellation($cancellation, $timeout);
-        try {
-            $socket = Socket::open($config, \microtime(true) + $config->connectTimeout, $bound);
-            try {
-                $handshake = Handshake::perform($socket, $config, $bound);
-            } catch (\Throwable $e) {
-                $socket->close();
-                throw $e;
-            }
+        [$socket, $handshake] = SessionOpener::open($config, $cancellation);
 
-            return new self($socket, $handshake->parser, $config, $handshake->protocol, $handshake->clientId, $handshake->serverVersion);
-        } catch (CancelledException $e) {
-            if ($cancellation !== null && $cancellation->isRequested()) {
-                throw $e;
-            }
-            throw new ConnectTimeoutException(\sprintf('Connecting to Redis (%s) took longer than %.3f s', $config->describe(), $config->connectTimeout));
-        } catch (ConnectionLostException|ProtocolException $e) {
-            throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
-        } finally {
-            $timeout->dispose();
-        }
+        return new self($socket, $handshake->parser, $config, $handshake->protocol, $handshake->clientId, $handshake->serverVersion);
     }
 
     /**

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Bobbin\Mysql\Internal;
 
+use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
 use Bobbin\Mysql\Exception\AccessDeniedException;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
@@ -15,6 +17,7 @@ use Bobbin\Mysql\Exception\MultipleStatementsException;
 use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\QueryCancelledException;
 use Bobbin\Mysql\Exception\QueryException;
+use Bobbin\Mysql\Exception\QueryTimeoutException;
 use Bobbin\Mysql\Exception\UniqueViolationException;
 
 /**
@@ -63,6 +66,20 @@ final class ErrorFactory
         }
 
         return new ConnectException($message, $error->code, $error->sqlState);
+    }
+
+    /** What the caller of an interrupted statement gets: its own cancellation, or the connection's query timeout. */
+    public static function interruption(CancelledException $reason, ?Cancellation $cancellation, ?float $queryTimeout, string $sql): CancelledException|MysqlException
+    {
+        if ($cancellation !== null && $cancellation->isRequested()) {
+            return $reason;
+        }
+
+        return new QueryTimeoutException(\sprintf(
+            'The statement ran longer than its timeout of %.3f s and was stopped: %s',
+            $queryTimeout ?? 0.0,
+            self::shorten($sql),
+        ), 1317, '70100');
     }
 
     public static function shorten(string $sql): string
