@@ -310,7 +310,7 @@ final class Connection
             $this->connections->unwatchParked($this->parkedWatch, $this->socket);
             $this->parkedWatch = null;
         }
-        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
+        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response was complete'));
         $this->watcher->close();
         @\fclose($this->socket);
         $this->connections->closed($this);
@@ -414,7 +414,6 @@ final class Connection
                 $response = null;
             }
             $response = $context->classic->finish($response, $this->output, $head->method, $head->target);
-            $this->cancellation = null;
             if ($this->form !== null) {
                 $this->form->removeTemporaryFiles();
                 $this->form = null;
@@ -422,6 +421,8 @@ final class Connection
             if ($this->closed) {
                 // The request timed out and was answered with 503, or its client left: the late
                 // result has nobody to go to.
+                $this->cancellation = null;
+
                 return;
             }
             $keepAlive = $head->keepAlive && !$connections->stopping
@@ -431,8 +432,11 @@ final class Connection
                 // The framing is intact: the connection goes on.
                 $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
             } else {
+                // The cancellation stays live while the body is written: a streamed body's source
+                // (a generator, a framework's streamed callback) stops when the client leaves.
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
             }
+            $this->cancellation = null;
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
@@ -511,8 +515,9 @@ final class Connection
     }
 
     /**
-     * Called by the sweeper: a client that hung up while its request is handled cancels the
-     * request (its statement on the database), when anything waits on that cancellation. Data
+     * Called by the sweeper: a client that hung up while its request is handled, or while its
+     * streamed response waits on the body's source, cancels the request (its statement on the
+     * database, the stream's producer), when anything waits on that cancellation. Data
      * the client sent meanwhile (a pipelined request) is not a hang-up.
      */
     public function checkForHangUp(): void
@@ -520,7 +525,8 @@ final class Connection
         $cancellation = $this->cancellation;
         // Only a request something waited on (a database statement) is worth the check: a check
         // per sweep costs only the long requests, where a loop watch would cost every request.
-        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase !== ConnectionPhase::Handling || !Async::isReadableNow($this->socket)) {
+        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed
+            || ($this->phase !== ConnectionPhase::Handling && $this->phase !== ConnectionPhase::Streaming) || !Async::isReadableNow($this->socket)) {
             return;
         }
         $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
 use Psr\Http\Message\ResponseInterface;
 use Throwable;
@@ -11,8 +12,8 @@ use Throwable;
 /**
  * Puts the application's response on a connection: framed by ResponseFramer (a response it
  * refuses goes out as a 500 instead), the connection in its write phase, the usual response in
- * one write, a streamed body through ResponseBodyWriter with the write phase's clock started
- * first. Apart from Connection, which keeps reading and the writes themselves
+ * one write, a streamed body through ResponseBodyWriter, the connection Streaming while the
+ * body's source produces and Writing while a piece goes out. Apart from Connection, which keeps reading and the writes themselves
  * (Connection::writeAll()); called once per response in place of Connection's own method, so
  * a request pays no extra call for it. Parameters a request passes are typed by @param, not
  * declared (docs/ASYNC.md, Rules: PHP 8.2's JIT checks a declared class type with a call).
@@ -60,15 +61,27 @@ final class ResponseWriter
 
             return $written;
         }
-        // A streamed body may wait on its own source before the first write: the clock starts now.
+        // A streamed body waits on its source before each piece (a generator, a framework's
+        // streamed callback: an event stream may wait minutes): meanwhile the connection is
+        // Streaming, its next piece due within the request timeout, and the client is not
+        // judged on a rate it cannot reach; each write is judged as a write.
+        $config = $context->config;
+        $connection->phase = ConnectionPhase::Streaming;
         $connection->phaseSince = $connection->windowStart = \microtime(true);
         $connection->windowBytes = 0;
-        $connection->deadline = $connection->phaseSince + $context->config->writeTimeout;
+        $connection->deadline = $connection->phaseSince + $config->requestTimeout;
         try {
-            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection): void {
-                if (!$connection->writeAll($data)) {
+            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection, $config): void {
+                $connection->phase = ConnectionPhase::Writing;
+                $connection->phaseSince = $connection->windowStart = \microtime(true);
+                $connection->windowBytes = 0;
+                $connection->deadline = $connection->phaseSince + $config->writeTimeout;
+                // Closed while the source produced (the client hung up: checkForHangUp()).
+                if ($connection->isClosed() || !$connection->writeAll($data)) {
                     throw new WriteFailedException();
                 }
+                $connection->phase = ConnectionPhase::Streaming;
+                $connection->deadline = \microtime(true) + $config->requestTimeout;
             });
 
             return true;
@@ -80,11 +93,14 @@ final class ResponseWriter
             if ($error instanceof StreamClosedException) {
                 throw $error;
             }
+            $keepAlive = false;
+            if ($error instanceof CancelledException && $connection->isClosed()) {
+                return false; // the client left mid-stream and the body's source stopped: nothing failed
+            }
             // The application's body stream failed half-way: the response is cut, so is the connection.
             $context->logger->error('Writing the response to {method} {target} failed: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
             ]);
-            $keepAlive = false;
 
             return false;
         }

@@ -326,7 +326,7 @@ final class Server
         $count = 0;
         foreach ($this->connections->all() as $connection) {
             $phase = $connection->phase;
-            if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing) {
+            if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing || $phase === ConnectionPhase::Streaming) {
                 $count++;
             }
         }
