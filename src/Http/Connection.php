@@ -435,6 +435,9 @@ final class Connection
                 // The cancellation stays live while the body is written: a streamed body's source
                 // (a generator, a framework's streamed callback) stops when the client leaves.
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
+                if (!$written) {
+                    $cancellation->cancel(new CancelledException('The client left before the response was complete'));
+                }
             }
             $this->cancellation = null;
             $this->doneAt = \microtime(true);

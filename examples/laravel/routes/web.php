@@ -165,12 +165,20 @@ Route::get('/stream/chunks', static function (Request $request) use ($streamPara
 Route::post('/upload/store', static function (Request $request) {
     $request->validate(['document' => 'required|file']);
     $file = $request->file('document');
+    $valid = $file->isValid();
     $path = $file->storeAs('uploads', bin2hex(random_bytes(8)).'.bin', 'local');
+    $moved = $file->move(storage_path('app/moved'), bin2hex(random_bytes(8)).'.bin');
+    $movedSha1 = sha1_file($moved->getPathname());
+    unlink($moved->getPathname());
+
+    $storedSha1 = sha1((string) Illuminate\Support\Facades\Storage::disk('local')->get($path));
+    Illuminate\Support\Facades\Storage::disk('local')->delete($path);
 
     return response()->json([
-        'valid' => $file->isValid(),
+        'valid' => $valid,
         'stored' => $path,
-        'sha1' => sha1((string) Illuminate\Support\Facades\Storage::disk('local')->get($path)),
+        'sha1' => $storedSha1,
+        'moved_sha1' => $movedSha1,
     ]);
 });
 

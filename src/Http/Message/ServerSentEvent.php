@@ -41,7 +41,7 @@ final class ServerSentEvent implements \Stringable
     public static function comment(string $text = ''): self
     {
         $comment = new self('');
-        $comment->comment = \str_replace(["\r\n", "\r", "\n"], ' ', $text);
+        $comment->comment = (string) \preg_replace('/\r\n|\r|\n/', ' ', $text);
 
         return $comment;
     }
@@ -62,6 +62,6 @@ final class ServerSentEvent implements \Stringable
             $wire .= 'retry: ' . $this->retry . "\n";
         }
 
-        return $wire . 'data: ' . \str_replace(["\r\n", "\r", "\n"], "\ndata: ", $this->data) . "\n\n";
+        return $wire . 'data: ' . \preg_replace('/\r\n|\r|\n/', "\ndata: ", $this->data) . "\n\n";
     }
 }

@@ -96,7 +96,9 @@ final class StreamedResponsesTest extends TestCase
         @\unlink($file);
 
         self::assertStringContainsString('data: event 2', $stream->body());
-        self::assertSame('cancelled', $outcome, self::server()->log());
+        // Ended in its wait by the request's cancellation (the sweeper saw the client hang up),
+        // or dropped at a yield when a write found the client gone: either way, not running on.
+        self::assertContains($outcome, ['cancelled', 'abandoned'], self::server()->log());
         self::assertLessThan(3.0, $ended);
         self::assertSame("id: 1\ndata: event 1\n\n", CurlStream::read(self::server()->url('/events?count=1'))->body());
         self::assertStringNotContainsString('[error]', self::server()->log());

@@ -30,6 +30,7 @@ final class StreamController
                         Async::delay($seconds, $cancellation);
                     }
                     echo "event: tick\ndata: event $i\n\n";
+                    @\ob_flush(); // PHP-FPM's output buffer (Bobbin sends at the next wait regardless)
                     \flush();
                 }
             });
@@ -43,13 +44,16 @@ final class StreamController
         $items = static function () use ($count, $seconds, $cancellation): \Generator {
             for ($i = 1; $i <= $count; $i++) {
                 if ($i > 1) {
+                    // What was echoed so far leaves PHP-FPM's buffers (Bobbin sends at this wait).
+                    @\ob_flush();
+                    \flush();
                     Async::delay($seconds, $cancellation);
                 }
                 yield ['n' => $i];
             }
         };
 
-        return new StreamedJsonResponse(['items' => $items()], headers: ['X-Accel-Buffering' => 'no'], flushSize: 1);
+        return new StreamedJsonResponse(['items' => $items()], headers: ['X-Accel-Buffering' => 'no']);
     }
 
     /** @return array{int, float, string, mixed} */
