@@ -149,7 +149,8 @@ Route::get('/stream/chunks', static function (Request $request) use ($streamPara
                 if ($i > 1) {
                     Async::delay($seconds, $cancellation);
                 }
-                echo "data: event $i\n\n";
+                // request(): the application's current request, this one's in every mode.
+                echo "data: event $i of ".request()->query('tag', '-')."\n\n";
                 ob_flush();
                 flush();
             }

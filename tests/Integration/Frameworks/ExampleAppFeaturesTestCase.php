@@ -164,6 +164,24 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         }
     }
 
+    public function testTwoStreamsAtOnceEachSeeTheirOwnRequestInTheirCallback(): void
+    {
+        if (static::app() !== ExampleApp::Laravel) {
+            self::markTestSkipped('Laravel\'s request() in a streamed callback');
+        }
+        $server = static::$server;
+        self::assertNotNull($server);
+        $streams = \array_map(
+            static fn (string $tag): array => ['GET', "/stream/chunks?count=3&ms=200&tag=$tag", []],
+            ['first', 'second'],
+        );
+
+        [$first, $second] = Requests::concurrently($server->host, $server->port, [...$streams, ['GET', '/probe/7?q=probe&ms=100', []]]);
+
+        self::assertSame("data: event 1 of first\n\ndata: event 2 of first\n\ndata: event 3 of first\n\n", $first->body);
+        self::assertSame("data: event 1 of second\n\ndata: event 2 of second\n\ndata: event 3 of second\n\n", $second->body);
+    }
+
     public function testAClientThatHangsUpMidStreamCancelsTheStreamAndTheNextRequestIsServed(): void
     {
         $server = static::$server;
