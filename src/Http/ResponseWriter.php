@@ -45,6 +45,9 @@ final class ResponseWriter
                 'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
+            // Its body goes nowhere: a body that holds something until it is read or closed
+            // (a framework's streamed callback, the request gate) lets go now.
+            $response->getBody()->close();
 
             return $this->respondWithError($connection, 500, $keepAlive, null, $requestId);
         }

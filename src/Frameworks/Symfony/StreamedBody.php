@@ -80,8 +80,17 @@ final class StreamedBody implements StreamInterface
         if (!$this->started) {
             $this->started = $this->ended = true;
             if ($this->afterwards !== null) {
-                // Maybe in a destructor: the terminate() that may wait gets a fiber of its own.
-                Async::run($this->finish(...))->ignore();
+                // Maybe in a destructor: the terminate() that may wait gets a fiber of its own,
+                // with the request's state as the callback would have had it.
+                Async::run(function (): void {
+                    try {
+                        if ($this->inProducer !== null) {
+                            ($this->inProducer)();
+                        }
+                    } finally {
+                        $this->finish();
+                    }
+                })->ignore();
             }
         }
     }

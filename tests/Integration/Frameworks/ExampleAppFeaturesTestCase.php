@@ -164,6 +164,20 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         }
     }
 
+    public function testAHeadRequestForAStreamGetsTheHeadAloneAndTheNextRequestIsServed(): void
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+
+        $head = self::send('HEAD', '/stream/events?count=2&ms=50');
+        $next = self::send('GET', '/health');
+
+        self::assertSame(200, $head->status);
+        self::assertStringStartsWith('text/event-stream', $head->headers['content-type'][0] ?? '');
+        self::assertSame('', $head->body);
+        self::assertSame(200, $next->status);
+    }
+
     public function testTwoStreamsAtOnceEachSeeTheirOwnRequestInTheirCallback(): void
     {
         if (static::app() !== ExampleApp::Laravel) {
