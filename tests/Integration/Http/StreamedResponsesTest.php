@@ -81,6 +81,23 @@ final class StreamedResponsesTest extends TestCase
         self::assertGreaterThan(2.0, (float) $stream->arrivalOf('data: event 8'));
     }
 
+    public function testASourceThatGivesNothingForLongerThanTheRequestTimeoutHasItsResponseCut(): void
+    {
+        $server = ServerProcess::start(['--workers=1', '--request-timeout=1']);
+        try {
+            $start = \microtime(true);
+            $stream = CurlStream::read($server->url('/events?count=2&ms=4000'));
+            $ended = \microtime(true) - $start;
+            $log = $server->log();
+        } finally {
+            $server->stop();
+        }
+
+        self::assertSame("id: 1\ndata: event 1\n\n", $stream->body());
+        self::assertLessThan(3.5, $ended);
+        self::assertStringContainsString('the response body gave no next piece within --request-timeout of 1 s; the response was cut', $log);
+    }
+
     public function testAClientThatLeavesMidStreamCancelsTheGeneratorsWaitAndTheWorkerGoesOn(): void
     {
         $token = \bin2hex(\random_bytes(6));
