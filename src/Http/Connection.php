@@ -88,11 +88,13 @@ final class Connection
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
     /**
-     * The handled request's cancellation (RequestCancellation), while it is handled.
+     * The handled request's cancellation (RequestCancellation), while it is handled and while
+     * a streamed body of its response is written (ResponseWriter lets go of it for the others:
+     * a client that leaves then no longer cancels what comes after the response, terminate()).
      *
      * @var CancellationSource|null
      */
-    private $cancellation = null;
+    public $cancellation = null;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
@@ -428,18 +430,19 @@ final class Connection
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
             if ($response === null) {
+                $this->cancellation = null;
                 $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
                 // The framing is intact: the connection goes on.
                 $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
             } else {
-                // The cancellation stays live while the body is written: a streamed body's source
-                // (a generator, a framework's streamed callback) stops when the client leaves.
+                // A streamed body keeps the cancellation live while it is written: its source (a
+                // generator, a framework's streamed callback) stops when the client leaves.
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
                 if (!$written) {
-                    $cancellation->cancel(new CancelledException('The client left before the response was complete'));
+                    $this->clientLeftMidStream();
                 }
+                $this->cancellation = null;
             }
-            $this->cancellation = null;
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
@@ -457,6 +460,12 @@ final class Connection
                 return;
             }
         }
+    }
+
+    /** A streamed body's write found the client gone: its source stops (the cancellation is still set only for one). */
+    private function clientLeftMidStream(): void
+    {
+        $this->cancellation?->cancel(new CancelledException('The client left before the response was complete'));
     }
 
     /** Answers a request the server refuses with $status (carrying its id, when it has one) and closes. */

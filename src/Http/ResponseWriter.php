@@ -45,6 +45,7 @@ final class ResponseWriter
                 'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
+            $connection->cancellation = null;
             // Its body goes nowhere: a body that holds something until it is read or closed
             // (a framework's streamed callback, the request gate) lets go now.
             $response->getBody()->close();
@@ -58,6 +59,8 @@ final class ResponseWriter
             // The usual response, one write: its write phase's clock and window start only if
             // it has to wait for the client (Connection::writeAll()), since nobody looks at a
             // connection's phase until its fiber waits (saves two clock reads per request).
+            // The request is done with: a client leaving now cancels nothing (terminate()).
+            $connection->cancellation = null;
             $connection->phaseSince = 0.0;
             $written = $connection->writeAll($framed->bytes);
             $keepAlive = $written && $framed->keepAlive;
