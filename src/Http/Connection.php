@@ -88,10 +88,8 @@ final class Connection
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
     /**
-     * The handled request's cancellation (RequestCancellation), while it is handled and while
-     * a streamed body of its response is written (ResponseWriter lets go of it for the others:
-     * a client that leaves then no longer cancels what comes after the response, terminate()).
-     *
+     * The handled request's cancellation (RequestCancellation), while it is handled and while a
+     * streamed body of its response is written (ResponseWriter lets go of it for the others).
      * @var CancellationSource|null
      */
     public $cancellation = null;
@@ -423,26 +421,18 @@ final class Connection
             if ($this->closed) {
                 // The request timed out and was answered with 503, or its client left: the late
                 // result has nobody to go to.
-                $this->cancellation = null;
-
                 return;
             }
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
             if ($response === null) {
-                $this->cancellation = null;
                 $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
                 // The framing is intact: the connection goes on.
                 $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
             } else {
-                // A streamed body keeps the cancellation live while it is written: its source (a
-                // generator, a framework's streamed callback) stops when the client leaves.
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
-                if (!$written) {
-                    $this->clientLeftMidStream();
-                }
-                $this->cancellation = null;
             }
+            $this->cancellation = null; // live while a streamed body was written: its source stops when the client leaves
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
@@ -460,12 +450,6 @@ final class Connection
                 return;
             }
         }
-    }
-
-    /** A streamed body's write found the client gone: its source stops (the cancellation is still set only for one). */
-    private function clientLeftMidStream(): void
-    {
-        $this->cancellation?->cancel(new CancelledException('The client left before the response was complete'));
     }
 
     /** Answers a request the server refuses with $status (carrying its id, when it has one) and closes. */
@@ -527,18 +511,16 @@ final class Connection
     }
 
     /**
-     * Called by the sweeper: a client that hung up while its request is handled, or while its
-     * streamed response waits on the body's source, cancels the request (its statement on the
-     * database, the stream's producer), when anything waits on that cancellation. Data
-     * the client sent meanwhile (a pipelined request) is not a hang-up.
+     * Called by the sweeper: a client that hung up while its request is handled or its streamed
+     * body's source produces cancels the request (its statement on the database, the stream),
+     * when anything waits on that cancellation. Data sent meanwhile (pipelined) is no hang-up.
      */
     public function checkForHangUp(): void
     {
         $cancellation = $this->cancellation;
         // Only a request something waited on (a database statement) is worth the check: a check
         // per sweep costs only the long requests, where a loop watch would cost every request.
-        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed
-            || ($this->phase !== ConnectionPhase::Handling && $this->phase !== ConnectionPhase::Streaming) || !Async::isReadableNow($this->socket)) {
+        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase === ConnectionPhase::Writing || !Async::isReadableNow($this->socket)) {
             return;
         }
         $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);

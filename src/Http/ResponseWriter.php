@@ -93,6 +93,8 @@ final class ResponseWriter
             return true;
         } catch (WriteFailedException) {
             $keepAlive = false;
+            // The client left mid-stream: the body's source stops (its waits take the cancellation).
+            $connection->cancellation?->cancel(new CancelledException('The client left before the response was complete'));
 
             return false;
         } catch (Throwable $error) {
