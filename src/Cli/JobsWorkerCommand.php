@@ -6,7 +6,6 @@ namespace Bobbin\Cli;
 
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\DeferredFuture;
-use Bobbin\Async\Signals;
 use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Jobs\JobsConfig;
@@ -22,6 +21,7 @@ use Bobbin\Process\JobMaster;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\MasterFailedException;
 use Bobbin\Process\RecycleLimits;
+use Bobbin\Process\StopSignals;
 use Psr\Log\LogLevel;
 
 /**
@@ -140,13 +140,10 @@ final class JobsWorkerCommand
             }
             /** @var DeferredFuture<null> $stopped */
             $stopped = new DeferredFuture();
-            $stop = static function (int $signal) use ($stopped, $logger): void {
-                if (!$stopped->isComplete()) {
-                    $logger->info('Received signal {signal}; answering the tasks in hand, then stopping', ['signal' => $signal]);
-                    $stopped->complete();
-                }
-            };
-            $signals = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
+            $signals = new StopSignals(static function (int $signal) use ($stopped, $logger): void {
+                $logger->info('Received signal {signal}; answering the tasks in hand, then stopping', ['signal' => $signal]);
+                $stopped->complete();
+            });
             $logger->info('Taking jobs from {url} ({subject}, stream {stream}) with {n} job workers (pid {pid}, job master {master})', [
                 'url' => $nats->connection->describe(),
                 'subject' => $nats->awaitedSubject(),
@@ -157,9 +154,7 @@ final class JobsWorkerCommand
             ]);
             $stopped->future()->await();
             $server->stop($drain);
-            foreach ($signals as $id) {
-                Signals::off($id);
-            }
+            $signals->remove();
             $connection->close();
             $logger->info('Stopped after {n} tasks; {refused} messages refused', ['n' => $server->taken, 'refused' => Refusals::shared()->total()]);
         } finally {

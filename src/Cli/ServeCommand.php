@@ -6,7 +6,6 @@ namespace Bobbin\Cli;
 
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
-use Bobbin\Async\Signals;
 use Bobbin\Http\AccessLog;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\ListenAddress;
@@ -39,6 +38,7 @@ use Bobbin\Process\PidFile;
 use Bobbin\Process\PidFileException;
 use Bobbin\Process\ProcessShutdown;
 use Bobbin\Process\RecycleLimits;
+use Bobbin\Process\StopSignals;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
 use Psr\Log\LogLevel;
@@ -259,17 +259,17 @@ final class ServeCommand
 
             return ExitCode::Runtime->value;
         }
-        $stop = static function (int $signal) use ($server, $logger, $config): void {
-            if ($server->isStopping()) {
+        $signals = new StopSignals(
+            static function (int $signal) use ($server, $logger, $config): void {
+                $logger->info('Received signal {signal}; stopping gracefully (up to {s} s)', ['signal' => $signal, 's' => $config->drainTimeout]);
+                $server->stop($config->drainTimeout);
+            },
+            static function (int $signal) use ($server, $logger): void {
                 $logger->warning('Received signal {signal} again; closing every connection now', ['signal' => $signal]);
                 $server->abort();
-
-                return;
-            }
-            $logger->info('Received signal {signal}; stopping gracefully (up to {s} s)', ['signal' => $signal, 's' => $config->drainTimeout]);
-            $server->stop($config->drainTimeout);
-        };
-        $signalIds = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
+            },
+            $server->isStopping(...),
+        );
         $logger->info('Listening on {address} (pid {pid})', ['address' => $server->address(), 'pid' => \getmypid()]);
         if ($legacyLoop !== null && $handler instanceof LegacyGateway) {
             Async::run(static function () use ($server, $handler): void {
@@ -282,9 +282,7 @@ final class ServeCommand
         $server->stopped()->await();
         $jobMaster?->stop(5.0);
 
-        foreach ($signalIds as $id) {
-            Signals::off($id);
-        }
+        $signals->remove();
         $claimed?->release();
         $logger->info('Stopped');
 
