@@ -177,10 +177,7 @@ final class JobsWorkerCommand
             '',
             'Options:',
         ];
-        foreach (self::OPTIONS as $name => $help) {
-            $lines[] = \sprintf('  --%-22s %s', $name . '=VALUE', $help);
-        }
-        $lines[] = \sprintf('  --%-22s %s', 'help', 'this text');
+        \array_push($lines, ...CommandLine::helpLines(\array_map(static fn (string $help): array => ['', $help], self::OPTIONS), false));
 
         return \implode("\n", $lines) . "\n";
     }
@@ -192,30 +189,9 @@ final class JobsWorkerCommand
      */
     private static function parse(array $arguments): array
     {
-        $options = [];
-        $count = \count($arguments);
-        for ($i = 0; $i < $count; $i++) {
-            $argument = $arguments[$i];
-            if ($argument === '--help' || $argument === '-h') {
-                return ['help' => '1'];
-            }
-            if (!\str_starts_with($argument, '--')) {
-                throw new UsageException(\sprintf('Unexpected argument "%s" (try bin/bobbin jobs-worker --help)', $argument));
-            }
-            [$name, $value] = \array_pad(\explode('=', \substr($argument, 2), 2), 2, null);
-            if (!isset(self::OPTIONS[$name])) {
-                throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin jobs-worker --help)', $name));
-            }
-            if ($value === null) {
-                if ($i + 1 >= $count) {
-                    throw new UsageException(\sprintf('Option --%s needs a value', $name));
-                }
-                $value = $arguments[++$i];
-            }
-            $options[$name] = $value;
-        }
+        $parsed = (new CommandLine('jobs-worker', \array_fill_keys(\array_keys(self::OPTIONS), 'string')))->parse($arguments);
 
-        return $options;
+        return $parsed->help ? ['help' => '1'] : $parsed->options;
     }
 
     /**

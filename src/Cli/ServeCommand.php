@@ -456,24 +456,17 @@ final class ServeCommand
         ];
         $rows = [];
         foreach (self::OWN_OPTIONS as $name => [, $default, $help]) {
-            $rows[] = [$name, $default, $help];
+            $rows[$name] = [$default, $help];
         }
         foreach (ServerConfig::OPTIONS as $name => [, , $default, $help]) {
-            $rows[] = [$name, \is_bool($default) ? \var_export($default, true) : (string) $default, $help];
+            $rows[$name] = [\is_bool($default) ? \var_export($default, true) : (string) $default, $help];
         }
-        foreach ($rows as [$name, $default, $help]) {
-            $lines[] = \sprintf('  --%-30s %s', $name . '=VALUE', $help);
-            $lines[] = \sprintf('  %-32s %s%s', '', $default === '' ? '' : 'default ' . $default . ', ', 'env ' . self::envName($name));
-        }
-        $lines[] = \sprintf('  %-32s %s', '--help', 'this text');
+        \array_push($lines, ...CommandLine::helpLines($rows, true));
 
         return \implode("\n", $lines) . "\n";
     }
 
-    public static function envName(string $option): string
-    {
-        return 'BOBBIN_' . \strtoupper(\str_replace('-', '_', $option));
-    }
+
 
     /**
      * @param list<string> $arguments
@@ -482,50 +475,16 @@ final class ServeCommand
      */
     private static function parseArguments(array $arguments): array
     {
-        $appFile = null;
-        $options = [];
-        $count = \count($arguments);
-        for ($i = 0; $i < $count; $i++) {
-            $argument = $arguments[$i];
-            if ($argument === '--help' || $argument === '-h') {
-                return [null, [], true];
-            }
-            if ($argument === '--no-opcache') {
-                $options['opcache'] = '0';
-                continue;
-            }
-            if (\str_starts_with($argument, '--')) {
-                $equals = \strpos($argument, '=');
-                $name = $equals === false ? \substr($argument, 2) : \substr($argument, 2, $equals - 2);
-                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
-                    // Before looking for its value: an unknown option last has none to find.
-                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
-                }
-                if ($equals !== false) {
-                    $value = \substr($argument, $equals + 1);
-                } else {
-                    $type = self::OWN_OPTIONS[$name][0] ?? (ServerConfig::OPTIONS[$name][1] ?? null);
-                    if ($type === 'bool') {
-                        $value = '1';
-                    } elseif ($i + 1 < $count) {
-                        $value = $arguments[++$i];
-                    } else {
-                        throw new UsageException(\sprintf('Option --%s needs a value', $name));
-                    }
-                }
-                $options[$name] = $value;
-                continue;
-            }
-            if (\str_starts_with($argument, '-') && $argument !== '-') {
-                throw new UsageException(\sprintf('Unknown option %s (try bin/bobbin serve --help)', $argument));
-            }
-            if ($appFile !== null) {
-                throw new UsageException(\sprintf('Unexpected argument "%s": serve takes one APP_FILE', $argument));
-            }
-            $appFile = $argument;
+        $types = [];
+        foreach (self::OWN_OPTIONS as $name => [$type]) {
+            $types[$name] = $type;
         }
+        foreach (ServerConfig::OPTIONS as $name => [, $type]) {
+            $types[$name] = $type;
+        }
+        $parsed = (new CommandLine('serve', $types, 'APP_FILE', ['--no-opcache' => ['opcache', '0']]))->parse($arguments);
 
-        return [$appFile, $options, false];
+        return [$parsed->positional, $parsed->options, $parsed->help];
     }
 
     /**
@@ -538,7 +497,7 @@ final class ServeCommand
     {
         $fromEnvironment = [];
         foreach (\array_merge(\array_keys(self::OWN_OPTIONS), \array_keys(ServerConfig::OPTIONS)) as $name) {
-            $value = $environment[self::envName($name)] ?? null;
+            $value = $environment[CommandLine::envName($name)] ?? null;
             if ($value !== null && $value !== '') {
                 $fromEnvironment[$name] = $value;
             }
