@@ -108,18 +108,18 @@ final class Connection
     /** @var float when the last response was written: an idle connection's phase starts then */
     private $doneAt = 0.0;
 
-    /**
-     * @param resource $socket non-blocking, read buffering off
-     */
+    /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted */
     public function __construct(
         private readonly ServerContext $context,
         private readonly OpenConnections $connections,
         private readonly RequestBudget $budget,
         private $socket,
         private readonly ConnectionOrigin $origin,
+        bool $encrypted = false,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
+        $encrypted && $this->watcher->noteTlsStarted(); // decrypted bytes OpenSSL holds wake no poll
         $now = Async::readyTime($socket);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;

@@ -41,6 +41,8 @@ final readonly class ServerConfig
         'stray-output' => ['strayOutput', 'string', 'body', 'what a request\'s echo, print or var_dump becomes: body (before the response body, as PHP-FPM sends it) or log (logged and dropped)'],
         'debug-errors' => ['debugErrors', 'bool', false, 'a 500 from an exception shows its chain and stack traces to the client (development only; by default a 500 says nothing but its status)'],
         'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
+        'tls-cert' => ['tlsCert', 'string', '', 'PEM file of the certificate (chain) to serve HTTPS with on --listen (TLS 1.2 and 1.3, ALPN http/1.1; each worker reads it at start, so a reload serves a renewed one; docs/HTTP.md)'],
+        'tls-key' => ['tlsKey', 'string', '', 'PEM file of --tls-cert\'s private key, unencrypted (default: the key in the --tls-cert file)'],
     ];
 
     public function __construct(
@@ -67,6 +69,8 @@ final readonly class ServerConfig
         public bool $debugErrors = false,
         public string $strayOutput = 'body',
         public string $accessLogFile = '',
+        public string $tlsCert = '',
+        public string $tlsKey = '',
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
@@ -99,6 +103,12 @@ final readonly class ServerConfig
         }
         if ($strayOutput !== 'body' && $strayOutput !== 'log') {
             throw new InvalidConfigException('--stray-output must be "body" or "log"');
+        }
+        if ($tlsKey !== '' && $tlsCert === '') {
+            throw new InvalidConfigException('--tls-key goes with --tls-cert');
+        }
+        if ($tlsCert !== '' && \str_starts_with($listen, 'unix:')) {
+            throw new InvalidConfigException('--tls-cert needs a TCP --listen address (a unix socket is local: no TLS there)');
         }
         if (\strpbrk($serverHeader, "\r\n\0") !== false) {
             throw new InvalidConfigException('--server-header must be a single line');
