@@ -57,8 +57,7 @@ final class Connection
     public $requests = 0;
     /** When it was accepted: where its first request's time starts. */
     private readonly float $acceptedAt;
-    /** Bytes read and written since the last request ended (added to the server's metrics then). */
-    /** @var int */
+    /** @var int bytes read since the last request ended (added to the server's metrics then; $sent likewise) */
     private $received = 0;
     /** @var int */
     private $sent = 0;
@@ -68,30 +67,15 @@ final class Connection
     private readonly RequestParser $parser;
     private readonly StreamWatcher $watcher;
     private bool $closed = false;
-    /**
-     * When the last bytes were read, as long as nothing has waited since (0.0 once stale). From
-     * a read to the next wait only parsing happens, microseconds: the read's clock serves the
-     * header, body and request deadlines and REQUEST_TIME instead of a clock call for each.
-     *
-     * @var float
-     */
+    /** @var float when the last bytes were read, until something waits (0.0 then): from a read to the next wait only parsing happens, so its clock serves the deadlines and REQUEST_TIME */
     private $clock = 0.0;
-    /**
-     * The request being handled, for log lines about it; kept after it until the next one (or
-     * a park), so a report made when its fiber lets go of the loop can still name it.
-     *
-     * @var RequestHead|null
-     */
+    /** @var RequestHead|null the request handled, for log lines; kept until the next one (or a park), so a report made when its fiber lets go of the loop can name it */
     private $head = null;
     /** @var string the id of that request */
     private $requestId = '';
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
-    /**
-     * The handled request's cancellation (RequestCancellation), while it is handled and while a
-     * streamed body of its response is written (ResponseWriter lets go of it for the others).
-     * @var CancellationSource|null
-     */
+    /** @var CancellationSource|null the handled request's cancellation, while it is handled and a streamed body of its response is written */
     public $cancellation = null;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
@@ -128,6 +112,23 @@ final class Connection
     public function isClosed(): bool
     {
         return $this->closed;
+    }
+
+    /**
+     * For an upgrade (a WebSocket, ResponseWriter): the socket, its watcher and the bytes read
+     * past the request; from now on the new protocol keeps its own time.
+     *
+     * @return array{resource, StreamWatcher, string}
+     */
+    public function takeOver(): array
+    {
+        $this->phase = ConnectionPhase::Upgraded;
+        $this->deadline = \INF;
+        $this->cancellation = null;
+        $buffer = $this->parser->buffer;
+        $this->parser->buffer = '';
+
+        return [$this->socket, $this->watcher, $buffer];
     }
 
     /** The connection's fiber: serves requests until the client or the server ends it. */

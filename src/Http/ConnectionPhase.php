@@ -29,4 +29,6 @@ enum ConnectionPhase
     case Writing;
     /** Waiting for the client to close after our last response: dropped shortly. */
     case Closing;
+    /** Taken over by another protocol after a 101 (a WebSocket), which keeps its own time: no deadline. */
+    case Upgraded;
 }

@@ -89,6 +89,7 @@ final class ConnectionTimeouts
 
                 return 0;
             case ConnectionPhase::Closing:
+            case ConnectionPhase::Upgraded: // no deadline: never reached
                 return 0;
         }
     }

@@ -6,7 +6,11 @@ namespace Bobbin\Http;
 
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\StreamClosedException;
+use Bobbin\Http\WebSocket\WebSocket;
+use Bobbin\Http\WebSocket\WebSocketOptions;
+use Bobbin\Http\WebSocket\WebSocketUpgrade;
 use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\ServerRequestInterface;
 use Throwable;
 
 /**
@@ -38,6 +42,12 @@ final class ResponseWriter
     public function respond($connection, ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestId, ?int &$status): bool
     {
         $context = $this->context;
+        if (WebSocketUpgrade::$pending !== [] && ($upgrade = WebSocketUpgrade::take($requestId)) !== null && $response->getStatusCode() === 101) {
+            $status = 101;
+            $keepAlive = false;
+
+            return $this->upgrade($connection, $response, ...$upgrade);
+        }
         try {
             $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
         } catch (InvalidResponseException $error) {
@@ -112,6 +122,37 @@ final class ResponseWriter
 
             return false;
         }
+    }
+
+    /**
+     * A 101 to an accepted WebSocket (WebSocketUpgrade): the head goes out, then the
+     * application's closure gets the connection in this fiber until it returns; the connection
+     * ends with it.
+     *
+     * @param Connection $connection
+     * @param \Closure(WebSocket): void $session
+     */
+    private function upgrade($connection, ResponseInterface $response, \Closure $session, WebSocketOptions $options, ServerRequestInterface $request): bool
+    {
+        $head = "HTTP/1.1 101 Switching Protocols\r\n";
+        foreach ($response->getHeaders() as $name => $values) {
+            $head .= $name . ': ' . \implode(', ', $values) . "\r\n";
+        }
+        $connection->headBytes += \strlen($head) + 2;
+        if (!$connection->writeAll($head . "\r\n")) {
+            return false;
+        }
+        [$socket, $watcher, $buffered] = $connection->takeOver();
+        $webSocket = new WebSocket($socket, $watcher, $buffered, $options, $request);
+        try {
+            $session($webSocket);
+            $webSocket->finish(null);
+        } catch (Throwable $error) {
+            $this->context->logger->error('A WebSocket\'s closure failed on {target}: {error}', ['target' => $request->getRequestTarget(), 'error' => $error, 'exception' => $error]);
+            $webSocket->finish($error);
+        }
+
+        return false;
     }
 
     /**

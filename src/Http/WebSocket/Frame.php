@@ -1,0 +1,16 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\WebSocket;
+
+/** One frame as it was on the wire, its payload unmasked. */
+final class Frame
+{
+    public function __construct(
+        public readonly Opcode $opcode,
+        public readonly string $payload,
+        public readonly bool $final = true,
+    ) {
+    }
+}

@@ -1,0 +1,160 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Http;
+
+use Bobbin\Tests\Support\Process\MasterProcess;
+use Bobbin\Tests\Support\WebSocket\WebSocketClient;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * WebSockets (RFC 6455) through bin/bobbin serve: examples/websocket/echo.php walked through the
+ * RFC's cases with a client written from the RFC (tests/Support/WebSocket), Node's `ws` for
+ * interoperability, and examples/websocket/chat.php's broadcast.
+ */
+final class WebSocketTest extends TestCase
+{
+    private static ?MasterProcess $echo = null;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$echo = MasterProcess::start(\dirname(__DIR__, 3) . '/examples/websocket/echo.php', ['--workers=1']);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        self::$echo?->kill();
+        self::$echo = null;
+    }
+
+    public function testTextAndBinaryMessagesComeBackAsTheyWereSent(): void
+    {
+        $client = $this->client();
+        $client->sendText('Hello');
+        $client->sendFrame(0x2, "\x00\xff\x10");
+        $client->sendText(\str_repeat('é', 30000)); // 60,000 bytes: a 16-bit length
+
+        self::assertSame([0x1, 'Hello', true], $client->readFrame());
+        self::assertSame([0x2, "\x00\xff\x10", true], $client->readFrame());
+        self::assertSame([0x1, \str_repeat('é', 30000), true], $client->readFrame());
+    }
+
+    public function testAFragmentedMessageWithAPingBetweenItsFragmentsIsPongedThenEchoedWhole(): void
+    {
+        $client = $this->client();
+        $client->sendFrame(0x1, 'frag', false);
+        $client->sendFrame(0x9, 'ping!');
+        $client->sendFrame(0x0, 'men', false);
+        $client->sendFrame(0x0, 'ted');
+
+        self::assertSame([0xA, 'ping!', true], $client->readFrame());
+        self::assertSame([0x1, 'fragmented', true], $client->readFrame());
+    }
+
+    public function testTheClientsCloseIsEchoedAndTheServerClosesTheConnection(): void
+    {
+        $client = $this->client();
+        $client->sendFrame(0x8, \pack('n', 1000) . 'bye');
+
+        self::assertSame([1000, ''], $client->readClose());
+        self::assertTrue($client->isClosedByServer());
+    }
+
+    public function testTheApplicationClosesWithItsOwnCodeAndReason(): void
+    {
+        $client = $this->client();
+        $client->sendText('close please');
+
+        self::assertSame([4000, 'as asked'], $client->readClose());
+        $client->sendFrame(0x8, \pack('n', 4000));
+        self::assertTrue($client->isClosedByServer());
+    }
+
+    /** @return iterable<string, array{\Closure(WebSocketClient): void, int}> */
+    public static function brokenClients(): iterable
+    {
+        yield 'an unmasked frame' => [static fn (WebSocketClient $c) => $c->sendFrame(0x1, 'hi', masked: false), 1002];
+        yield 'a reserved bit' => [static fn (WebSocketClient $c) => $c->sendFrame(0x1, 'hi', rsv: 4), 1002];
+        yield 'reserved opcode 0x3' => [static fn (WebSocketClient $c) => $c->sendFrame(0x3, 'hi'), 1002];
+        yield 'a ping of 126 bytes' => [static fn (WebSocketClient $c) => $c->sendFrame(0x9, \str_repeat('a', 126)), 1002];
+        yield 'a continuation out of nowhere' => [static fn (WebSocketClient $c) => $c->sendFrame(0x0, 'hi'), 1002];
+        yield 'invalid UTF-8 in a text message' => [static fn (WebSocketClient $c) => $c->sendFrame(0x1, "caf\xc3"), 1007];
+        yield 'a message over the limit' => [static fn (WebSocketClient $c) => $c->sendFrame(0x2, \str_repeat('a', 70000)), 1009];
+        yield 'a close frame of one byte' => [static fn (WebSocketClient $c) => $c->sendFrame(0x8, "\x03"), 1002];
+        yield 'close code 1005, which no endpoint may send' => [static fn (WebSocketClient $c) => $c->sendFrame(0x8, \pack('n', 1005)), 1002];
+    }
+
+    /**
+     * @param \Closure(WebSocketClient): void $misbehave
+     */
+    #[\PHPUnit\Framework\Attributes\DataProvider('brokenClients')]
+    public function testAClientThatBreaksTheProtocolIsClosedWithTheRightCodeAndTheServerGoesOn(\Closure $misbehave, int $code): void
+    {
+        $client = $this->client();
+        $misbehave($client);
+
+        self::assertSame($code, $client->readClose()[0] ?? null);
+        self::assertTrue($client->isClosedByServer());
+        $next = $this->client();
+        $next->sendText('still here');
+        self::assertSame([0x1, 'still here', true], $next->readFrame());
+    }
+
+    public function testAnInvalidHandshakeGetsItsStatusAndPlainRequestsAreServed(): void
+    {
+        $address = self::$echo?->address;
+        $answer = (string) \shell_exec(\sprintf('curl -sS -i -H "Upgrade: websocket" -H "Connection: Upgrade" -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" -H "Sec-WebSocket-Version: 8" http://%s/ 2>&1', $address));
+
+        self::assertStringStartsWith('HTTP/1.1 426', $answer);
+        self::assertStringContainsString('Sec-WebSocket-Version: 13', $answer);
+        self::assertSame("a WebSocket echo\n", (string) \shell_exec(\sprintf('curl -sS http://%s/', $address)));
+    }
+
+    public function testNodesWsClientTalksToTheServer(): void
+    {
+        if (!\is_dir('/usr/share/nodejs/ws') || \trim((string) \shell_exec('command -v node')) === '') {
+            self::markTestSkipped('node and Debian\'s node-ws are not installed (scripts/install-deps installs them)');
+        }
+        $output = (string) \shell_exec(\sprintf('NODE_PATH=/usr/share/nodejs node %s ws://%s/ 2>&1', \escapeshellarg(\dirname(__DIR__, 2) . '/Support/WebSocket/ws-client.js'), self::$echo?->address));
+        $seen = \json_decode(\trim($output), true);
+
+        self::assertIsArray($seen, $output);
+        self::assertSame(['text:hello from ws', 'binary:000102ff', 'text:60000 chars'], $seen['messages'] ?? null, $output);
+        self::assertTrue($seen['pong'] ?? false, 'the ping was answered with its payload');
+        self::assertSame([1000, ''], $seen['close'] ?? null);
+    }
+
+    public function testTheChatBroadcastsEveryMessageToEveryMember(): void
+    {
+        $chat = MasterProcess::start(\dirname(__DIR__, 3) . '/examples/websocket/chat.php', ['--workers=1']);
+        try {
+            $members = [];
+            for ($i = 0; $i < 50; $i++) {
+                $members[] = WebSocketClient::connect($chat->address, '/chat');
+            }
+            self::assertSame("50 connected\n", (string) \shell_exec(\sprintf('curl -sS http://%s/', $chat->address)));
+            foreach ([0, 17, 49] as $speaker) {
+                $members[$speaker]->sendText("hi from $speaker");
+            }
+            foreach ($members as $index => $member) {
+                $heard = [];
+                for ($n = 0; $n < 3; $n++) {
+                    $heard[] = $member->readFrame()[1] ?? null;
+                }
+                \sort($heard);
+                self::assertSame(['hi from 0', 'hi from 17', 'hi from 49'], $heard, "member $index");
+            }
+            foreach ($members as $member) {
+                $member->close();
+            }
+        } finally {
+            $chat->kill();
+        }
+    }
+
+    private function client(): WebSocketClient
+    {
+        return WebSocketClient::connect((string) self::$echo?->address);
+    }
+}
