@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\WebSocket;
 
-/** One frame as it was on the wire, its payload unmasked. */
+/**
+ * One frame as it was on the wire, its payload unmasked.
+ *
+ * @internal
+ */
 final class Frame
 {
     public function __construct(

@@ -8,6 +8,8 @@ namespace Bobbin\Http\WebSocket;
  * RFC 6455 §5 framing, a pure codec over strings: decode() takes the frames a client sent
  * (masked, as §5.1 requires of clients) from the front of a buffer, encode() makes the
  * server's (unmasked). No extension is negotiated, so every RSV bit must be 0.
+ *
+ * @internal
  */
 final class FrameCodec
 {

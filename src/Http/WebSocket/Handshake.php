@@ -6,7 +6,11 @@ namespace Bobbin\Http\WebSocket;
 
 use Psr\Http\Message\ServerRequestInterface;
 
-/** The opening handshake's rules (RFC 6455 §4.2), pure: what makes a request an upgrade, and the answer's key. */
+/**
+ * The opening handshake's rules (RFC 6455 §4.2), pure: what makes a request an upgrade, and the answer's key.
+ *
+ * @internal
+ */
 final class Handshake
 {
     private const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';

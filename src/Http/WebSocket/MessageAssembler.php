@@ -9,6 +9,8 @@ namespace Bobbin\Http\WebSocket;
  * with continuation frames until one is final; control frames may come between, data frames
  * of another message may not. Text messages must be valid UTF-8 (§8.1, 1007); a message over
  * the size limit ends the connection (1009).
+ *
+ * @internal
  */
 final class MessageAssembler
 {

@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\WebSocket;
 
-/** A frame's opcode (RFC 6455 §5.2); the others are reserved and refused. */
+/**
+ * A frame's opcode (RFC 6455 §5.2); the others are reserved and refused.
+ *
+ * @internal
+ */
 enum Opcode: int
 {
     case Continuation = 0x0;

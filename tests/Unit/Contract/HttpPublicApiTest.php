@@ -21,6 +21,7 @@ final class HttpPublicApiTest extends TestCase
         'Message\UploadedFile', 'Message\Uri', 'Message\GeneratorStream', 'Message\EventStream', 'Message\ServerSentEvent',
         'Legacy\LegacyConfig', 'Legacy\LegacyGateway', 'Legacy\GlobalScopeHandoffException', 'Legacy\ScriptKilledException',
         'StderrLogger', 'RateLimitedLogger',
+        'WebSocket\WebSocketUpgrade', 'WebSocket\WebSocket', 'WebSocket\WebSocketOptions', 'WebSocket\Message', 'WebSocket\CloseCode', 'WebSocket\WebSocketClosedException',
     ];
 
     /** @return iterable<string, array{class-string, bool}> */
