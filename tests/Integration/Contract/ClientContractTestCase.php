@@ -51,7 +51,11 @@ abstract class ClientContractTestCase extends TestCase
         return Async::run($call);
     }
 
-    /** Awaits $future and returns what it threw (failing the test when it threw nothing). */
+    /**
+     * Awaits $future and returns what it threw (failing the test when it threw nothing).
+     *
+     * @param Future<mixed> $future
+     */
     protected static function failureOf(Future $future): \Throwable
     {
         try {

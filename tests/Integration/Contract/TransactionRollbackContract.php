@@ -27,15 +27,17 @@ abstract class TransactionRollbackContract extends ClientContractTestCase
         $inside = self::key();
         $thrown = new \DomainException('the application changed its mind');
 
+        $caught = null;
         try {
             $client->transaction(static function (\Closure $write) use ($inside, $thrown): void {
                 $write($inside);
                 throw $thrown;
             });
-            self::fail('The exception must reach the caller');
         } catch (\DomainException $e) {
-            self::assertSame($thrown, $e);
+            $caught = $e;
         }
+
+        self::assertSame($thrown, $caught, 'The very exception the callback threw reaches the caller');
 
         self::assertFalse($client->written($inside), 'Rolled back');
         $after = self::key();

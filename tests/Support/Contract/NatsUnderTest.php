@@ -38,7 +38,7 @@ final class NatsUnderTest implements ClientUnderTest
         $this->responder->flush();
         Async::run(function () use ($subscription): void {
             try {
-                while (true) {
+                while (!$this->stop->isRequested()) {
                     $message = $subscription->next(null, $this->stop->token());
                     Async::run(fn () => $this->answer($message))->ignore();
                 }

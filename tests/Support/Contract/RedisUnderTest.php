@@ -6,6 +6,8 @@ namespace Bobbin\Tests\Support\Contract;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancellationSource;
+use Bobbin\Async\CancelledException;
 use Bobbin\Redis\Client;
 use Bobbin\Redis\ClientConfig;
 use Bobbin\Redis\Connection;
@@ -22,9 +24,12 @@ final class RedisUnderTest implements ClientUnderTest
 {
     private readonly Client $client;
     private readonly string $name;
+    /** Stops the pushes slowWrite() scheduled, so that none comes after close(). */
+    private readonly CancellationSource $closing;
 
     public function __construct(int $poolSize, float $acquireTimeout)
     {
+        $this->closing = new CancellationSource();
         $this->name = 'contract-' . \bin2hex(\random_bytes(5));
         $this->client = new Client(ClientConfig::fromUrl(self::url($this->name), poolMaxSize: $poolSize, acquireTimeout: $acquireTimeout));
     }
@@ -53,7 +58,11 @@ final class RedisUnderTest implements ClientUnderTest
     {
         $source = $this->key($key . ':source');
         Async::run(function () use ($source, $seconds): void {
-            Async::delay($seconds);
+            try {
+                Async::delay($seconds, $this->closing);
+            } catch (CancelledException) {
+                return;
+            }
             $this->outside(static fn (Connection $c): mixed => $c->execute(['RPUSH', $source, 'x']));
         })->ignore();
         $this->client->blocking(['BLMOVE', $source, $this->key($key), 'LEFT', 'RIGHT', $seconds + 5.0], $cancellation);
@@ -73,6 +82,7 @@ final class RedisUnderTest implements ClientUnderTest
 
     public function close(): void
     {
+        $this->closing->cancel();
         $this->client->close();
         $this->outside(function (Connection $c): void {
             $keys = $c->execute(['KEYS', $this->key('*')]);
