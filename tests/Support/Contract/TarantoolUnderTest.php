@@ -14,16 +14,18 @@ use Bobbin\Tests\Support\Tarantool\PrivateTarantool;
 
 /**
  * The Tarantool client through its ConnectionPool, on the checkout's server, a space of its own
- * holding the marked keys. Tarantool 2.6 cannot end one session from another, so the one for
+ * holding the marked keys, or through one Connection that every fiber shares (shared()): requests
+ * are multiplexed on it, and those made in one tick behind another wait in its outbox until the
+ * end of the tick. Tarantool 2.6 cannot end one session from another, so the one for
  * endSessionsRunning() runs on a tarantool of its own (private()), stopped and started again.
  */
 final class TarantoolUnderTest implements ClientUnderTest
 {
-    private readonly ConnectionPool $pool;
+    private readonly Connection|ConnectionPool $pool;
     private readonly string $space;
     private readonly string $url;
 
-    public function __construct(int $poolSize, float $acquireTimeout, private readonly ?ServerProcess $server = null)
+    public function __construct(int $poolSize, float $acquireTimeout, private readonly ?ServerProcess $server = null, bool $shared = false)
     {
         $this->url = $server === null ? EmbeddedTarantool::url() : PrivateTarantool::url($server);
         $this->space = 'contract_' . \bin2hex(\random_bytes(5));
@@ -31,13 +33,19 @@ final class TarantoolUnderTest implements ClientUnderTest
             "local name = ...\nbox.schema.space.create(name, {format = {{'k', 'string'}}})\nbox.space[name]:create_index('primary', {parts = {1, 'string'}})",
             [$this->space],
         ));
-        $this->pool = new ConnectionPool(PoolConfig::fromUrl($this->url, maxSize: $poolSize, acquireTimeout: $acquireTimeout));
+        $this->pool = $shared ? Connection::connect($this->url) : new ConnectionPool(PoolConfig::fromUrl($this->url, maxSize: $poolSize, acquireTimeout: $acquireTimeout));
     }
 
     /** One on a tarantool of its own, which endSessionsRunning() stops and starts again. */
     public static function private(int $poolSize, float $acquireTimeout): self
     {
         return new self($poolSize, $acquireTimeout, PrivateTarantool::start());
+    }
+
+    /** One whose calls all go through one Connection the fibers share (no pool). */
+    public static function shared(): self
+    {
+        return new self(1, 0.0, null, true);
     }
 
     public function write(string $key, ?Cancellation $cancellation = null): void
