@@ -71,6 +71,8 @@ final class Pool
         if ($this->closed) {
             throw new PoolClosedException('The connection pool is closed');
         }
+        // A caller that gave up already takes no connection: it would only send what nobody awaits.
+        $cancellation?->throwIfRequested();
         $this->acquisitions++;
         while ($this->idle !== []) {
             $connection = \array_pop($this->idle);

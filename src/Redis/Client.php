@@ -137,6 +137,7 @@ final class Client implements Executor
         foreach ($commands as $command) {
             CommandPolicy::checkShared($command);
         }
+        $cancellation?->throwIfRequested();
 
         return $this->live($cancellation)->pipeline($commands, $cancellation);
     }
@@ -296,6 +297,8 @@ final class Client implements Executor
      */
     private function send(array $command, ?Cancellation $cancellation, ?Connection &$connection): int
     {
+        // A caller that gave up already sends nothing (once queued, a command goes out: its number is taken).
+        $cancellation?->throwIfRequested();
         $connection = $this->live($cancellation);
         try {
             return $connection->send($command);

@@ -21,7 +21,7 @@ final class OutboundQueue
     private int $queuedBytes = 0;
     /** Bytes handed to the socket in part: a batch being written. */
     private string $unwritten = '';
-    /** @var array<int, true> tokens of requests whose PUB is still in $queued */
+    /** @var array<int, string> PUBs of requests still in $queued, by token */
     private array $unsent = [];
 
     public function add(string $bytes, ?int $token = null): void
@@ -29,7 +29,7 @@ final class OutboundQueue
         $this->queued[] = $bytes;
         $this->queuedBytes += \strlen($bytes);
         if ($token !== null) {
-            $this->unsent[$token] = true;
+            $this->unsent[$token] = $bytes;
         }
     }
 
@@ -55,9 +55,22 @@ final class OutboundQueue
         return isset($this->unsent[$token]);
     }
 
+    /**
+     * The request of $token waits no more: a PUB of it still queued is dropped, so that a request
+     * cancelled before it left (in the tick it was made, or while reconnecting) is never sent.
+     */
     public function forget(int $token): void
     {
+        $bytes = $this->unsent[$token] ?? null;
+        if ($bytes === null) {
+            return;
+        }
         unset($this->unsent[$token]);
+        $at = \array_search($bytes, $this->queued, true);
+        if ($at !== false) {
+            \array_splice($this->queued, $at, 1);
+            $this->queuedBytes -= \strlen($bytes);
+        }
     }
 
     /**

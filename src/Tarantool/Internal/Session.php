@@ -6,6 +6,7 @@ namespace Bobbin\Tarantool\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
@@ -159,9 +160,13 @@ final class Session
         if ($onPush !== null) {
             $this->pushHandlers[$sync] = $onPush;
         }
+        $frame = RequestEncoder::frame($type, $sync, $body, $schemaVersion, $streamId);
         try {
-            $this->send(RequestEncoder::frame($type, $sync, $body, $schemaVersion, $streamId));
+            $this->send($frame);
             $response = $this->await($sync, $cancellation);
+        } catch (CancelledException $e) {
+            $this->withdraw($frame);
+            throw $e;
         } finally {
             unset($this->pending[$sync], $this->arrived[$sync], $this->pushHandlers[$sync]);
             if ($this->pending === []) {
@@ -307,6 +312,19 @@ final class Session
             return;
         }
         $this->write($frame);
+    }
+
+    /**
+     * A request cancelled while its frame still waits in the outbox (queued behind others in
+     * this tick) is never sent. Its sync id in the header makes the frame unique there; a frame
+     * the writer sent in part is in the outbox only in part, so it never matches.
+     */
+    private function withdraw(string $frame): void
+    {
+        $at = $this->outbox === '' ? false : \strpos($this->outbox, $frame);
+        if ($at !== false) {
+            $this->outbox = \substr_replace($this->outbox, '', $at, \strlen($frame));
+        }
     }
 
     private function flushQueued(): void
