@@ -61,6 +61,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         $this->slots = new Semaphore($children);
         $this->sapi = WebSapiSettings::fromLoadedIni();
         ChildProcessCalls::bind();
+        UploadedFileRegistry::bind();
         // PHP-FPM runs a script from its own directory: relative includes find their files.
         @\chdir(\dirname($script));
     }
@@ -185,6 +186,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         \ini_set('html_errors', $this->sapi->htmlErrors ? '1' : '0');
         \ini_set('max_execution_time', (string) $this->sapi->maxExecutionTime);
         RequestStage::enter($item->request);
+        UploadedFileRegistry::register($_FILES);
         $route = $item->request->getAttribute(ScriptRoute::ATTRIBUTE);
         if ($route instanceof ScriptRoute) {
             $this->routedScript = $route->scriptFilename;
