@@ -37,6 +37,8 @@ final class IsolatedLegacyLoop implements ScriptLoop
     private int $running = 0;
     /** Set in a child only: how its process ends. */
     private ?ScriptProcessEnd $end = null;
+    /** The memory a child frees to answer when its script exhausted memory_limit (ScriptProcessEnd); moved to the child. */
+    private ?string $reserve;
     /** Set in a child only, with --legacy-docroot: the file its request's path names. */
     private ?string $routedScript = null;
 
@@ -60,6 +62,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         }
         $this->slots = new Semaphore($children);
         $this->sapi = WebSapiSettings::fromLoadedIni();
+        $this->reserve = ScriptProcessEnd::makeReserve();
         ChildProcessCalls::bind();
         UploadedFileRegistry::bind();
         // PHP-FPM runs a script from its own directory: relative includes find their files.
@@ -195,7 +198,9 @@ final class IsolatedLegacyLoop implements ScriptLoop
         if ($this->sapi->outputBuffering !== null) {
             \ob_start(null, $this->sapi->outputBuffering);
         }
-        $this->end = new ScriptProcessEnd($socket);
+        // The child's only reference to the reserve is its end's, so freeing it there frees it.
+        $this->end = new ScriptProcessEnd($socket, (string) $this->reserve);
+        $this->reserve = null;
         $this->end->arm();
     }
 

@@ -73,6 +73,19 @@ final class LegacyUploadsAndStreamingTest extends TestCase
         self::assertFileDoesNotExist($target . '.not');
     }
 
+    public function testAScriptThatExhaustsItsMemoryLimitIsAnswered500AndTheNextRequestIsServed(): void
+    {
+        $server = self::$server;
+        self::assertNotNull($server);
+
+        $exhausted = self::curl(['-o', '/dev/null', '-w', '%{http_code}', $server->url('/exhaust.php')]);
+        $next = self::curl(['-o', '/dev/null', '-w', '%{http_code}', $server->url('/upload.php')]);
+
+        self::assertSame('500', $exhausted, $server->log());
+        self::assertSame('200', $next);
+        self::assertStringContainsString('Allowed memory size', $server->log());
+    }
+
     public function testWhatAScriptFlushesReachesTheClientBeforeTheScriptEnds(): void
     {
         $server = self::$server;
