@@ -13,6 +13,7 @@ use Bobbin\Http\FailedRequest;
 use Bobbin\Http\RequestCancellation;
 use Bobbin\Http\RequestIds;
 use Closure;
+use Psr\Http\Message\ServerRequestInterface;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -65,6 +66,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         $this->reserve = ScriptProcessEnd::makeReserve();
         ChildProcessCalls::bind();
         UploadedFileRegistry::bind();
+        SapiFlushHook::bind();
         // PHP-FPM runs a script from its own directory: relative includes find their files.
         @\chdir(\dirname($script));
     }
@@ -202,19 +204,42 @@ final class IsolatedLegacyLoop implements ScriptLoop
         $this->end = new ScriptProcessEnd($socket, (string) $this->reserve);
         $this->reserve = null;
         $this->end->arm();
+        SapiFlushHook::install($this->end->flush(...));
     }
 
     private function watch(ScriptChild $child, QueuedRequest $item, Lock $slot, float $hardDeadline): void
     {
         $request = $item->request;
+        $cancellation = RequestCancellation::of($request);
+        $streaming = false;
         try {
-            $frame = $child->response(RequestCancellation::of($request), $hardDeadline);
+            $frame = $child->response($cancellation, $hardDeadline);
+            if ($frame->more) {
+                // The script flushed: the client gets its output as it comes; the child is reaped
+                // and its slot released when the last frame came (or the body was dropped).
+                $streaming = true;
+                $body = new ScriptOutputStream(
+                    $frame->body,
+                    static fn (): ScriptResponseFrame => $child->response($cancellation, $hardDeadline),
+                    function (?\Throwable $error, string $fatalError) use ($child, $request, $slot): void {
+                        if ($fatalError !== '') {
+                            $this->logFailure($request, $fatalError);
+                        }
+                        if ($error !== null) {
+                            $child->kill();
+                        }
+                        Async::run(function () use ($child, $slot): void {
+                            $this->release($child, $slot);
+                        })->ignore();
+                    },
+                );
+                $item->response->complete(ClassicResponse::fromScript($frame->headerLines, $frame->status, $body));
+
+                return;
+            }
             $response = ClassicResponse::fromScript($frame->headerLines, $frame->status, $frame->body);
             if ($frame->fatalError !== '') {
-                $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
-                    'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
-                    'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $frame->fatalError,
-                ]);
+                $this->logFailure($request, $frame->fatalError);
                 // What else the client sent on this connection is not answered by this process's
                 // end: the client is told so, and sends it again on a new one.
                 $response = $response->withHeader('Connection', 'close');
@@ -223,9 +248,24 @@ final class IsolatedLegacyLoop implements ScriptLoop
         } catch (\Throwable $error) {
             $item->response->fail($error);
         } finally {
-            $child->reap();
-            $this->running--;
-            $slot->release();
+            if (!$streaming) {
+                $this->release($child, $slot);
+            }
         }
+    }
+
+    private function release(ScriptChild $child, Lock $slot): void
+    {
+        $child->reap();
+        $this->running--;
+        $slot->release();
+    }
+
+    private function logFailure(ServerRequestInterface $request, string $fatalError): void
+    {
+        $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
+            'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
+            'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $fatalError,
+        ]);
     }
 }
