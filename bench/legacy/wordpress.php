@@ -13,7 +13,7 @@ declare(strict_types=1);
  *                   --docroot, the nginx configuration WordPress documents)
  *
  * both on cpu 0 with opcache (PHP-FPM's php.ini: opcache on, JIT off, validate_timestamps 0;
- * Bobbin as shipped: opcache and the tracing JIT), wrk and MariaDB on cpu 1 (the test MariaDB
+ * Bobbin as shipped: `--legacy` turns opcache on and leaves the JIT off), wrk and MariaDB on cpu 1 (the test MariaDB
  * is pinned there for the run and unpinned at the end, as bench/mysql/run.php does). The two
  * servers run side by side; the rounds take turns (page after page, server after server) and
  * the medians of the per-round ratios are shown: requests/s, server CPU per request (every
@@ -30,7 +30,8 @@ declare(strict_types=1);
  *   flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php [--seconds=8] [--rounds=5]
  *       [--children=4] [--connections=10] [--variants=bobbin-legacy,fpm] [--write-doc] [--hold]
  *
- * --variants also knows bobbin-legacy-nojit (opcache without the JIT, as PHP-FPM). --hold sets
+ * --variants also knows bobbin-legacy-jit (the tracing JIT on, as --legacy ran before it
+ * turned it off for its process per request). --hold sets
  * everything up, prints the servers' addresses and the administrator's cookies and waits for
  * stdin to close, measuring nothing: for profiling by hand.
  * --write-doc replaces the "## Cost beside PHP-FPM, measured" section of docs/LEGACY.md (and
@@ -100,10 +101,10 @@ $starts = [
     'bobbin-legacy' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
         '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
-    // opcache alone, as PHP-FPM runs: how much of a difference the JIT makes to a fresh process
-    'bobbin-legacy-nojit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-nojit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', BobbinServer::NO_JIT_FLAGS, [
-        '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
-    ]),
+    // --legacy as it ran before it turned the JIT off (OpcacheRelaunch): what the JIT costs a fresh process
+    'bobbin-legacy-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-jit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', [
+        '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing',
+    ], ['--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children]),
     'fpm' => static fn (): Server => FpmServer::start($root, 'fpm', $children, false, SERVER_CPU, $env, null, 1, null, null, $site->root),
 ];
 $commands = [];

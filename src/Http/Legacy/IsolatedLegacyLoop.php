@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Http\Legacy;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\CancellationSource;
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\Lock;
 use Bobbin\Async\Semaphore;
 use Bobbin\Http\Classic\ClassicResponse;
@@ -36,6 +38,8 @@ final class IsolatedLegacyLoop implements ScriptLoop
     private readonly Semaphore $slots;
     private readonly WebSapiSettings $sapi;
     private int $running = 0;
+    /** Cancelled once the gateway is closed: no more requests, the worker is ending. */
+    private readonly CancellationSource $closing;
     /** Set in a child only: how its process ends. */
     private ?ScriptProcessEnd $end = null;
     /** The memory a child frees to answer when its script exhausted memory_limit (ScriptProcessEnd); moved to the child. */
@@ -57,11 +61,14 @@ final class IsolatedLegacyLoop implements ScriptLoop
         private readonly int $children,
         private readonly string $memoryLimit,
         private readonly float $requestTimeout,
+        /** --legacy-docroot's directory: its paths are kept in the realpath cache children inherit */
+        private readonly ?string $documentRoot = null,
     ) {
         if ($children < 1) {
             throw new \InvalidArgumentException('--legacy-children must be at least 1');
         }
         $this->slots = new Semaphore($children);
+        $this->closing = new CancellationSource();
         $this->sapi = WebSapiSettings::fromLoadedIni();
         $this->reserve = ScriptProcessEnd::makeReserve();
         ChildProcessCalls::bind();
@@ -69,6 +76,25 @@ final class IsolatedLegacyLoop implements ScriptLoop
         SapiFlushHook::bind();
         // PHP-FPM runs a script from its own directory: relative includes find their files.
         @\chdir(\dirname($script));
+        if ($documentRoot !== null) {
+            RealpathCacheWarmer::warm($documentRoot);
+            Async::run($this->keepRealpathCacheWarm(...), $documentRoot)->ignore();
+        }
+    }
+
+    /** In the worker, while it serves: the cache's entries resolved again before they expire. */
+    private function keepRealpathCacheWarm(string $documentRoot): void
+    {
+        try {
+            while ($this->end === null) {
+                Async::delay(RealpathCacheWarmer::interval(), $this->closing->token());
+                if ($this->end === null) {
+                    RealpathCacheWarmer::warm($documentRoot);
+                }
+            }
+        } catch (CancelledException) {
+            // the worker is ending
+        }
     }
 
     /** Why this PHP cannot run the isolated legacy mode, or null when it can. */
@@ -103,6 +129,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
             $slot = $this->slots->acquire();
             $item = $this->gateway->next();
             if ($item === null) {
+                $this->closing->cancel();
                 $slot->release();
                 while ($this->running > 0) {
                     Async::delay(0.01);
