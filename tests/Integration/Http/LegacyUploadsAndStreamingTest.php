@@ -9,8 +9,9 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * What classic scripts do beside the request and response (issue 37): a form's upload checked
- * and moved with PHP's own move_uploaded_file(), and a page sent as it is made with flush().
- * Real multipart uploads and real timing, through curl.
+ * and moved with PHP's own move_uploaded_file(), a page sent as it is made with flush(), and
+ * what a script's process inherits from its warm worker. Real multipart uploads and real
+ * timing, through curl.
  */
 final class LegacyUploadsAndStreamingTest extends TestCase
 {
@@ -84,6 +85,18 @@ final class LegacyUploadsAndStreamingTest extends TestCase
         self::assertSame('500', $exhausted, $server->log());
         self::assertSame('200', $next);
         self::assertStringContainsString('Allowed memory size', $server->log());
+    }
+
+    public function testAScriptsProcessFindsTheDocumentRootsPathsResolvedAlready(): void
+    {
+        $server = self::$server;
+        self::assertNotNull($server);
+
+        $output = self::curl([$server->url('/resolved.php')]);
+
+        // The worker resolved them (it never runs them): a PHP-FPM child has them from its
+        // earlier requests, a fresh process inherits them.
+        self::assertSame(['upload.php' => true, 'stream.php' => true], \json_decode($output, true), $output);
     }
 
     public function testWhatAScriptFlushesReachesTheClientBeforeTheScriptEnds(): void
