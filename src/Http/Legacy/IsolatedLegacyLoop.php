@@ -85,12 +85,11 @@ final class IsolatedLegacyLoop implements ScriptLoop
     /** In the worker, while it serves: the cache's entries resolved again before they expire. */
     private function keepRealpathCacheWarm(string $documentRoot): void
     {
+        // A child never resumes this fiber: it runs no loop, it runs its script and ends.
         try {
-            while ($this->end === null) {
+            while (true) {
                 Async::delay(RealpathCacheWarmer::interval(), $this->closing->token());
-                if ($this->end === null) {
-                    RealpathCacheWarmer::warm($documentRoot);
-                }
+                RealpathCacheWarmer::warm($documentRoot);
             }
         } catch (CancelledException) {
             // the worker is ending
