@@ -86,9 +86,10 @@ final class IsolatedLegacyLoop implements ScriptLoop
     private function keepRealpathCacheWarm(string $documentRoot): void
     {
         // A child never resumes this fiber: it runs no loop, it runs its script and ends.
+        $closing = $this->closing->token();
         try {
-            while (true) {
-                Async::delay(RealpathCacheWarmer::interval(), $this->closing->token());
+            while (!$closing->isRequested()) {
+                Async::delay(RealpathCacheWarmer::interval(), $closing);
                 RealpathCacheWarmer::warm($documentRoot);
             }
         } catch (CancelledException) {
