@@ -31,7 +31,8 @@ declare(strict_types=1);
  *       [--children=4] [--connections=10] [--variants=bobbin-legacy,fpm] [--write-doc] [--hold]
  *
  * --variants also knows bobbin-legacy-jit (the tracing JIT on, as --legacy ran before it
- * turned it off for its process per request). --hold sets
+ * turned it off for its process per request) and bobbin-legacy-huge (PHP's allocator on
+ * transparent huge pages, USE_ZEND_ALLOC_HUGE_PAGES=1). --hold sets
  * everything up, prints the servers' addresses and the administrator's cookies and waits for
  * stdin to close, measuring nothing: for profiling by hand.
  * --write-doc replaces the "## Cost beside PHP-FPM, measured" section of docs/LEGACY.md (and
@@ -105,6 +106,10 @@ $starts = [
     'bobbin-legacy-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-jit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', [
         '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing',
     ], ['--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children]),
+    // PHP's allocator on transparent huge pages (2 MB chunks): one fault per chunk instead of 512
+    'bobbin-legacy-huge' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-huge', '', SERVER_CPU, 1, $env + ['USE_ZEND_ALLOC_HUGE_PAGES' => '1'], '/wp-admin/install.php', serveOptions: [
+        '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+    ]),
     'fpm' => static fn (): Server => FpmServer::start($root, 'fpm', $children, false, SERVER_CPU, $env, null, 1, null, null, $site->root),
 ];
 $commands = [];
