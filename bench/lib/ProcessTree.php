@@ -41,7 +41,7 @@ final class ProcessTree
     }
 
     /**
-     * utime + stime in clock ticks, per process.
+     * utime + stime in clock ticks, per process, with those of its ended and reaped children.
      *
      * @param list<int> $pids
      * @return array<int, int>
@@ -148,11 +148,14 @@ final class ProcessTree
             return null;
         }
         $fields = \explode(' ', \substr($line, $close + 2));
-        // After the name: state(0) ppid(1) ... utime(11) stime(12).
+        // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14). The
+        // children's times are those of children that ended and were reaped: a process per
+        // request (--legacy, a worker the master replaced) spends its CPU there, gone from /proc
+        // by the end of the window.
         return [
             'pid' => (int) \substr($line, 0, (int) \strpos($line, ' ')),
             'ppid' => (int) $fields[1],
-            'ticks' => (int) $fields[11] + (int) $fields[12],
+            'ticks' => (int) $fields[11] + (int) $fields[12] + (int) $fields[13] + (int) $fields[14],
         ];
     }
 }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Cli;
 
 /**
- * `bin/bobbin serve` runs with opcache (and the JIT) on by default: opcache.enable_cli is off in
+ * `bin/bobbin serve` runs with opcache (and the JIT, but for --legacy's process per request) on by default: opcache.enable_cli is off in
  * a stock CLI and can only be switched on at PHP's start, so bin/bobbin replaces itself once
  * (same pid, same arguments and environment, the user's own `php -d …` options after Bobbin's)
  * with `php -d opcache.enable_cli=1 …`. Off with
@@ -18,6 +18,17 @@ final class OpcacheRelaunch
         'opcache.enable_cli' => '1',
         'opcache.jit_buffer_size' => '64M',
         'opcache.jit' => 'tracing',
+    ];
+    /**
+     * `--legacy` with a process per request: opcache alone, as PHP-FPM's php.ini has it. The
+     * tracing JIT costs there instead of saving: each fresh process starts compiling traces
+     * again, taking opcache's lock and switching its 64 MB buffer between writable and
+     * executable (about 390 locks and 580 mprotect() calls per WordPress page, counted with
+     * strace; docs/LEGACY.md, "Cost beside PHP-FPM").
+     */
+    public const LEGACY_PER_REQUEST_SETTINGS = [
+        'opcache.enable_cli' => '1',
+        'opcache.jit' => 'off',
     ];
     /** Set on the relaunched process so that it never relaunches again. */
     private const MARKER = 'BOBBIN_OPCACHE_RELAUNCHED';
@@ -41,7 +52,7 @@ final class OpcacheRelaunch
             return null;
         }
         $php = [];
-        foreach (self::SETTINGS as $name => $value) {
+        foreach (self::forksPerRequest($arguments) ? self::LEGACY_PER_REQUEST_SETTINGS : self::SETTINGS as $name => $value) {
             $php[] = '-d';
             $php[] = $name . '=' . $value;
         }
@@ -94,6 +105,29 @@ final class OpcacheRelaunch
         $environment[self::MARKER] = '1';
         @\pcntl_exec(\PHP_BINARY, $php, $environment);
         // exec failed (no such binary, a sandbox): serve without opcache rather than not at all.
+    }
+
+    /**
+     * Whether the command line asks for --legacy with its default process per request. Read
+     * here, before the options are parsed: the relaunch comes first.
+     *
+     * @param list<string> $arguments
+     */
+    private static function forksPerRequest(array $arguments): bool
+    {
+        $legacy = false;
+        $sharedState = false;
+        foreach ($arguments as $argument) {
+            [$name, $value] = \explode('=', $argument, 2) + [1 => 'true'];
+            $on = \filter_var($value, \FILTER_VALIDATE_BOOL, \FILTER_NULL_ON_FAILURE) ?? true;
+            if ($name === '--legacy') {
+                $legacy = $on;
+            } elseif ($name === '--legacy-shared-state') {
+                $sharedState = $on;
+            }
+        }
+
+        return $legacy && !$sharedState;
     }
 
     /**

@@ -90,7 +90,8 @@ final class Meter
 
     /**
      * Ticks spent between two readings; a process born in between counts from zero, one that
-     * ended in between is lost (its ticks are not readable any more).
+     * ended in between counts through its parent's children's time, less what it had spent
+     * before the first reading.
      *
      * @param array<int, int> $before
      * @param array<int, int> $after
@@ -100,6 +101,13 @@ final class Meter
         $ticks = 0;
         foreach ($after as $pid => $now) {
             $ticks += $now - ($before[$pid] ?? 0);
+        }
+        foreach ($before as $pid => $then) {
+            if (!isset($after[$pid])) {
+                // Ended in the window: its whole time is in its parent's children's time now
+                // (ProcessTree::cpuTicks()); what it had spent before the window is not the window's.
+                $ticks -= $then;
+            }
         }
 
         return $ticks;

@@ -131,6 +131,7 @@ final class MarkdownReport
             ['Observability: the admin listener, blocking-call detection and --detect-leaks, off and on (issue 23)', 'docs/OBSERVABILITY.md', '## Measured', 'php bench/observability/run.php'],
             ['Redis client: GET/SET with 100 fibers against redis-benchmark and predis (issue 25)', 'docs/REDIS.md', '## Measured', 'php bench/redis/run.php'],
             ['Tarantool client and MessagePack codec (issue 24)', 'docs/TARANTOOL.md', '## Measured', 'php bench/tarantool/run.php'],
+            ['Legacy mode: WordPress with a process per request beside nginx + PHP-FPM (issue 37)', 'docs/LEGACY.md', '## Cost beside PHP-FPM, measured', 'php bench/legacy/wordpress.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',

@@ -27,6 +27,7 @@ final class BobbinServer implements Server
     }
 
     /**
+     * @param string $appFile relative to the checkout; '' for none (--legacy-docroot in $serveOptions)
      * @param array<string, string> $env
      * @param list<string> $phpFlags PHP options before bin/bobbin ([] = as shipped)
      * @param list<string> $serveOptions further options of `bin/bobbin serve`
@@ -43,7 +44,8 @@ final class BobbinServer implements Server
         array $serveOptions = [],
     ): self {
         $port = Shell::freePort();
-        $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', $root . '/' . $appFile,
+        // No APP_FILE ('') when the options name what runs (--legacy-docroot).
+        $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', ...($appFile === '' ? [] : [$root . '/' . $appFile]),
             '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning', ...$serveOptions];
         if ($workers === 1 && !\in_array('--single-process', $serveOptions, true) && self::hasSingleProcessOption($root)) {
             // One worker is measured as one process, as before masters supervised single workers

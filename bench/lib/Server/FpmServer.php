@@ -28,6 +28,7 @@ final class FpmServer implements Server
      * @param string|null $frontController path relative to the checkout; null: the aircraft app
      * @param string|null $memoryLimit the children's memory_limit (e.g. 64M); null: ctl's default
      * @param int|null $upstreamKeepalive idle FastCGI connections nginx keeps (0: one per request); null: ctl's default
+     * @param string|null $docroot an application of many .php files served as its nginx guide says (ctl --docroot), instead of a front controller
      */
     public static function start(
         string $root,
@@ -40,6 +41,7 @@ final class FpmServer implements Server
         int $nginxWorkers = 1,
         ?string $memoryLimit = null,
         ?int $upstreamKeepalive = null,
+        ?string $docroot = null,
     ): self {
         $port = Shell::freePort();
         $args = ['start', '--port=' . $port, '--children=' . $children, '--nginx-workers=' . $nginxWorkers];
@@ -51,6 +53,9 @@ final class FpmServer implements Server
         }
         if ($frontController !== null) {
             $args[] = '--front-controller=' . $root . '/' . $frontController;
+        }
+        if ($docroot !== null) {
+            $args[] = '--docroot=' . $docroot;
         }
         if ($memoryLimit !== null) {
             $args[] = '--memory-limit=' . $memoryLimit;

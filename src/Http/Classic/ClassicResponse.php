@@ -7,6 +7,7 @@ namespace Bobbin\Http\Classic;
 use Bobbin\Http\Message\Response;
 use Bobbin\Http\Message\StringStream;
 use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\StreamInterface;
 
 /**
  * What PHP-FPM would send for a request whose code used PHP's own response functions: pure
@@ -50,7 +51,7 @@ final class ClassicResponse
      * @param list<string> $headerLines
      * @param int|false $responseCode http_response_code() at the end of the script
      */
-    public static function fromScript(array $headerLines, int|false $responseCode, string $output): ResponseInterface
+    public static function fromScript(array $headerLines, int|false $responseCode, string|StreamInterface $output): ResponseInterface
     {
         $headers = [];
         foreach ($headerLines as $line) {

@@ -18,7 +18,7 @@ final class ChildProcessCalls
     private const DECLARATIONS = 'void _exit(int status);'
         . ' int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5);'
         . ' int memfd_create(const char *name, unsigned int flags); int dup2(int oldfd, int newfd); int close(int fd);'
-        . ' long lseek(int fd, long offset, int whence);';
+        . ' long lseek(int fd, long offset, int whence); int ftruncate(int fd, long length);';
     private const STDOUT = 1;
     private const PR_SET_PDEATHSIG = 1;
 
@@ -84,6 +84,18 @@ final class ChildProcessCalls
         }
 
         return (string) \stream_get_contents($stdout);
+    }
+
+    /** What was written to stdout since captureStdout() or the last drain, and stdout emptied. */
+    public static function drainStdout(): string
+    {
+        $output = self::takeStdout();
+        // @phpstan-ignore method.notFound (declared in DECLARATIONS)
+        self::$libc?->ftruncate(self::STDOUT, 0);
+        // @phpstan-ignore method.notFound (declared in DECLARATIONS)
+        self::$libc?->lseek(self::STDOUT, 0, \SEEK_SET);
+
+        return $output;
     }
 
     /** Ends this process at once, with $status: nothing of PHP's shutdown runs. */

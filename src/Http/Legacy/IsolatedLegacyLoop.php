@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Http\Legacy;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\CancellationSource;
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\Lock;
 use Bobbin\Async\Semaphore;
 use Bobbin\Http\Classic\ClassicResponse;
@@ -13,6 +15,7 @@ use Bobbin\Http\FailedRequest;
 use Bobbin\Http\RequestCancellation;
 use Bobbin\Http\RequestIds;
 use Closure;
+use Psr\Http\Message\ServerRequestInterface;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -35,8 +38,12 @@ final class IsolatedLegacyLoop implements ScriptLoop
     private readonly Semaphore $slots;
     private readonly WebSapiSettings $sapi;
     private int $running = 0;
+    /** Cancelled once the gateway is closed: no more requests, the worker is ending. */
+    private readonly CancellationSource $closing;
     /** Set in a child only: how its process ends. */
     private ?ScriptProcessEnd $end = null;
+    /** The memory a child frees to answer when its script exhausted memory_limit (ScriptProcessEnd); moved to the child. */
+    private ?string $reserve;
     /** Set in a child only, with --legacy-docroot: the file its request's path names. */
     private ?string $routedScript = null;
 
@@ -54,15 +61,40 @@ final class IsolatedLegacyLoop implements ScriptLoop
         private readonly int $children,
         private readonly string $memoryLimit,
         private readonly float $requestTimeout,
+        /** --legacy-docroot's directory: its paths are kept in the realpath cache children inherit */
+        private readonly ?string $documentRoot = null,
     ) {
         if ($children < 1) {
             throw new \InvalidArgumentException('--legacy-children must be at least 1');
         }
         $this->slots = new Semaphore($children);
+        $this->closing = new CancellationSource();
         $this->sapi = WebSapiSettings::fromLoadedIni();
+        $this->reserve = ScriptProcessEnd::makeReserve();
         ChildProcessCalls::bind();
+        UploadedFileRegistry::bind();
+        SapiFlushHook::bind();
         // PHP-FPM runs a script from its own directory: relative includes find their files.
         @\chdir(\dirname($script));
+        if ($documentRoot !== null) {
+            RealpathCacheWarmer::warm($documentRoot);
+            Async::run($this->keepRealpathCacheWarm(...), $documentRoot)->ignore();
+        }
+    }
+
+    /** In the worker, while it serves: the cache's entries resolved again before they expire. */
+    private function keepRealpathCacheWarm(string $documentRoot): void
+    {
+        // A child never resumes this fiber: it runs no loop, it runs its script and ends.
+        $closing = $this->closing->token();
+        try {
+            while (!$closing->isRequested()) {
+                Async::delay(RealpathCacheWarmer::interval(), $closing);
+                RealpathCacheWarmer::warm($documentRoot);
+            }
+        } catch (CancelledException) {
+            // the worker is ending
+        }
     }
 
     /** Why this PHP cannot run the isolated legacy mode, or null when it can. */
@@ -97,6 +129,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
             $slot = $this->slots->acquire();
             $item = $this->gateway->next();
             if ($item === null) {
+                $this->closing->cancel();
                 $slot->release();
                 while ($this->running > 0) {
                     Async::delay(0.01);
@@ -185,6 +218,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         \ini_set('html_errors', $this->sapi->htmlErrors ? '1' : '0');
         \ini_set('max_execution_time', (string) $this->sapi->maxExecutionTime);
         RequestStage::enter($item->request);
+        UploadedFileRegistry::register($_FILES);
         $route = $item->request->getAttribute(ScriptRoute::ATTRIBUTE);
         if ($route instanceof ScriptRoute) {
             $this->routedScript = $route->scriptFilename;
@@ -193,21 +227,46 @@ final class IsolatedLegacyLoop implements ScriptLoop
         if ($this->sapi->outputBuffering !== null) {
             \ob_start(null, $this->sapi->outputBuffering);
         }
-        $this->end = new ScriptProcessEnd($socket);
+        // The child's only reference to the reserve is its end's, so freeing it there frees it.
+        $this->end = new ScriptProcessEnd($socket, (string) $this->reserve);
+        $this->reserve = null;
         $this->end->arm();
+        SapiFlushHook::install($this->end->flush(...));
     }
 
     private function watch(ScriptChild $child, QueuedRequest $item, Lock $slot, float $hardDeadline): void
     {
         $request = $item->request;
+        $cancellation = RequestCancellation::of($request);
+        $streaming = false;
         try {
-            $frame = $child->response(RequestCancellation::of($request), $hardDeadline);
+            $frame = $child->response($cancellation, $hardDeadline);
+            if ($frame->more) {
+                // The script flushed: the client gets its output as it comes; the child is reaped
+                // and its slot released when the last frame came (or the body was dropped).
+                $streaming = true;
+                $body = new ScriptOutputStream(
+                    $frame->body,
+                    static fn (): ScriptResponseFrame => $child->response($cancellation, $hardDeadline),
+                    function (?\Throwable $error, string $fatalError) use ($child, $request, $slot): void {
+                        if ($fatalError !== '') {
+                            $this->logFailure($request, $fatalError);
+                        }
+                        if ($error !== null) {
+                            $child->kill();
+                        }
+                        Async::run(function () use ($child, $slot): void {
+                            $this->release($child, $slot);
+                        })->ignore();
+                    },
+                );
+                $item->response->complete(ClassicResponse::fromScript($frame->headerLines, $frame->status, $body));
+
+                return;
+            }
             $response = ClassicResponse::fromScript($frame->headerLines, $frame->status, $frame->body);
             if ($frame->fatalError !== '') {
-                $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
-                    'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
-                    'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $frame->fatalError,
-                ]);
+                $this->logFailure($request, $frame->fatalError);
                 // What else the client sent on this connection is not answered by this process's
                 // end: the client is told so, and sends it again on a new one.
                 $response = $response->withHeader('Connection', 'close');
@@ -216,9 +275,24 @@ final class IsolatedLegacyLoop implements ScriptLoop
         } catch (\Throwable $error) {
             $item->response->fail($error);
         } finally {
-            $child->reap();
-            $this->running--;
-            $slot->release();
+            if (!$streaming) {
+                $this->release($child, $slot);
+            }
         }
+    }
+
+    private function release(ScriptChild $child, Lock $slot): void
+    {
+        $child->reap();
+        $this->running--;
+        $slot->release();
+    }
+
+    private function logFailure(ServerRequestInterface $request, string $fatalError): void
+    {
+        $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
+            'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
+            'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $fatalError,
+        ]);
     }
 }

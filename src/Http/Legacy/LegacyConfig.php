@@ -63,7 +63,7 @@ final readonly class LegacyConfig
     public function loop(string $script, LegacyGateway $gateway, LoggerInterface $logger, Closure $onEnd, float $requestTimeout, ?Closure $onScriptExit = null): ScriptLoop
     {
         if (!$this->sharedState) {
-            return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout);
+            return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout, $this->documentRoot?->directory);
         }
         $loop = new LegacyLoop($script, $gateway, $logger, $onEnd, $onScriptExit);
         // Before the server's own report: a script's exit() still sends the response it made.

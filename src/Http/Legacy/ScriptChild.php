@@ -32,7 +32,7 @@ final class ScriptChild
     }
 
     /**
-     * The script's response. The request's cancellation tells when it is past its deadline
+     * The script's response, or its next frame when the first said more follows (flush()). The request's cancellation tells when it is past its deadline
      * (a TimeoutException): the process is killed then, as it is at $hardDeadline, and the
      * client hears that the outcome is unknown. A client that left does not stop the script: it
      * runs to its end, as under PHP-FPM, and its response goes nowhere.
@@ -45,7 +45,10 @@ final class ScriptChild
         while (true) {
             $expected = ScriptResponseFrame::expectedLength($this->buffer);
             if ($expected !== null && \strlen($this->buffer) >= $expected) {
-                return ScriptResponseFrame::decode(\substr($this->buffer, 0, $expected));
+                $frame = \substr($this->buffer, 0, $expected);
+                $this->buffer = \substr($this->buffer, $expected);
+
+                return ScriptResponseFrame::decode($frame);
             }
             $remaining = $hardDeadline - \microtime(true);
             if ($remaining <= 0.0) {
@@ -108,7 +111,8 @@ final class ScriptChild
         }
     }
 
-    private function kill(): void
+    /** SIGKILL, unless reaped already (a streamed body dropped before the script ended). */
+    public function kill(): void
     {
         if (!$this->reaped) {
             \posix_kill($this->pid, \SIGKILL);

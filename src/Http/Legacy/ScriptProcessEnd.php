@@ -24,22 +24,39 @@ use Bobbin\Http\Classic\ClassicResponse;
 final class ScriptProcessEnd
 {
     private const FATAL = \E_ERROR | \E_PARSE | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR | \E_RECOVERABLE_ERROR;
+    private const RESERVE_BYTES = 1 << 20;
     /** Held back until the end, so an exhausted memory_limit still leaves room to answer. */
     private ?string $reserve = null; // @phpstan-ignore property.onlyWritten (its point is the memory it holds)
     private bool $ending = false;
     private bool $responding = false;
+    /** Whether a flush() sent the status, the headers and output already (the end sends the rest). */
+    private bool $streaming = false;
     /** @var list<array-key> */
     private array $globalsBefore = [];
 
-    /** @param resource $socket the child's end of the pair to the parent (blocking) */
-    public function __construct(private $socket)
+    /**
+     * @param resource $socket the child's end of the pair to the parent (blocking)
+     * @param string $reserve memory held until the end, made by the parent (RESERVE_BYTES) and
+     *                        no longer referenced by it in this process: freeing it here makes
+     *                        room without this process ever writing its pages
+     */
+    public function __construct(private $socket, string $reserve)
     {
+        $this->reserve = $reserve;
+    }
+
+    /**
+     * The reserve, made once in the parent: a copy-on-write page the child never writes costs it
+     * nothing, where a megabyte made in each child cost 256 page faults per request.
+     */
+    public static function makeReserve(): string
+    {
+        return \str_repeat("\0", self::RESERVE_BYTES);
     }
 
     /** Before the script: registers the end behind every shutdown function the script will register. */
     public function arm(): void
     {
-        $this->reserve = \str_repeat("\0", 1 << 20);
         \register_shutdown_function(function (): void {
             // Registered while the shutdown functions run: it comes after the script's own.
             \register_shutdown_function($this->end(...));
@@ -70,6 +87,27 @@ final class ScriptProcessEnd
         }
     }
 
+    /**
+     * The script called flush(): its output so far goes to the parent now — with the status and
+     * headers the first time (PHP considers them sent from the first output on, as under
+     * PHP-FPM) — and the end sends only what follows.
+     */
+    public function flush(): void
+    {
+        if ($this->responding) {
+            return;
+        }
+        $body = ChildProcessCalls::drainStdout();
+        if ($this->streaming && $body === '') {
+            return;
+        }
+        $frame = $this->streaming
+            ? new ScriptResponseFrame(0, [], $body, '', true)
+            : $this->firstFrame($body, '', true);
+        $this->streaming = true;
+        $this->send($frame);
+    }
+
     private function respond(): never
     {
         if ($this->responding) {
@@ -87,6 +125,12 @@ final class ScriptProcessEnd
             @\session_write_close();
         }
         $body = ChildProcessCalls::takeStdout();
+        $this->send($this->streaming ? new ScriptResponseFrame(0, [], $body, $fatal) : $this->firstFrame($body, $fatal, false));
+        ChildProcessCalls::exitNow(0);
+    }
+
+    private function firstFrame(string $body, string $fatal, bool $more): ScriptResponseFrame
+    {
         $code = \http_response_code();
         $status = \is_int($code) ? $code : 200;
         if ($fatal !== '' && $status === 200 && !self::displaysErrors()) {
@@ -100,15 +144,20 @@ final class ScriptProcessEnd
                 $lines[] = $name . ': ' . $value;
             }
         }
-        $frame = (new ScriptResponseFrame($response->getStatusCode(), $lines, $body, $fatal))->encode();
+
+        return new ScriptResponseFrame($response->getStatusCode(), $lines, $body, $fatal, $more);
+    }
+
+    private function send(ScriptResponseFrame $frame): void
+    {
+        $bytes = $frame->encode();
         \stream_set_blocking($this->socket, true);
-        for ($written = 0, $length = \strlen($frame); $written < $length; $written += $sent) {
-            $sent = @\fwrite($this->socket, \substr($frame, $written, 1 << 20));
+        for ($written = 0, $length = \strlen($bytes); $written < $length; $written += $sent) {
+            $sent = @\fwrite($this->socket, \substr($bytes, $written, 1 << 20));
             if ($sent === false || $sent === 0) {
                 break; // the parent is gone
             }
         }
-        ChildProcessCalls::exitNow(0);
     }
 
     private static function displaysErrors(): bool

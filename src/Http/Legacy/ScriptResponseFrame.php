@@ -5,17 +5,24 @@ declare(strict_types=1);
 namespace Bobbin\Http\Legacy;
 
 /**
- * The response a script's process hands its parent (the isolated legacy mode): one frame over
- * a socket pair, written once by the child as it ends. Pure.
+ * The response a script's process hands its parent (the isolated legacy mode), over a socket
+ * pair. Pure. Most scripts send one frame, as they end. A script that calls flush() sends
+ * its status, headers and output so far at once in a frame that says more follows ($more),
+ * then a frame of further output at each flush(), the last one as it ends ($more false, the
+ * fatal error if any; status and headers only in the first).
  *
- * An 8-byte length of the rest, then the status (2 bytes), the number of header lines (4
- * bytes), each line with its 4-byte length, the fatal error's message with its 4-byte length
- * ('' when the script ended without one), and the body (what remains).
+ * An 8-byte length of the rest, then the status (2 bytes), whether more frames follow (1
+ * byte), the number of header lines (4 bytes), each line with its 4-byte length, the fatal
+ * error's message with its 4-byte length ('' when the script ended without one), and the
+ * body (what remains).
  *
  * @internal from a script child to IsolatedLegacyLoop
  */
 final readonly class ScriptResponseFrame
 {
+    /** Status, more, header line count. */
+    private const HEAD = 7;
+
     /**
      * @param list<string> $headerLines "Name: value", as headers_list() gives them
      * @param string $fatalError the fatal error that ended the script ('' for none)
@@ -25,12 +32,13 @@ final readonly class ScriptResponseFrame
         public array $headerLines,
         public string $body,
         public string $fatalError = '',
+        public bool $more = false,
     ) {
     }
 
     public function encode(): string
     {
-        $payload = \pack('nN', $this->status, \count($this->headerLines));
+        $payload = \pack('nCN', $this->status, $this->more ? 1 : 0, \count($this->headerLines));
         foreach ([...$this->headerLines, $this->fatalError] as $piece) {
             $payload .= \pack('N', \strlen($piece)) . $piece;
         }
@@ -57,14 +65,14 @@ final readonly class ScriptResponseFrame
     public static function decode(string $frame): self
     {
         $length = self::expectedLength($frame);
-        if ($length === null || $length !== \strlen($frame) || $length < 8 + 6) {
+        if ($length === null || $length !== \strlen($frame) || $length < 8 + self::HEAD) {
             throw new \UnexpectedValueException('An incomplete response frame from the script\'s process');
         }
-        $head = \unpack('nstatus/Ncount', $frame, 8);
+        $head = \unpack('nstatus/Cmore/Ncount', $frame, 8);
         if ($head === false) {
             throw new \UnexpectedValueException('An unreadable response frame from the script\'s process');
         }
-        $offset = 8 + 6;
+        $offset = 8 + self::HEAD;
         $lines = [];
         for ($i = 0; $i <= $head['count']; $i++) {
             $size = \unpack('N', $frame, $offset);
@@ -78,6 +86,6 @@ final readonly class ScriptResponseFrame
 
         $fatalError = (string) \array_pop($lines);
 
-        return new self((int) $head['status'], $lines, \substr($frame, $offset), $fatalError);
+        return new self((int) $head['status'], $lines, \substr($frame, $offset), $fatalError, $head['more'] === 1);
     }
 }

@@ -26,6 +26,16 @@ final class OpcacheRelaunchTest extends TestCase
         self::assertSame(['/bin/bobbin', 'serve', 'app.php', '--workers=2'], \array_slice($php, -4));
     }
 
+    public function testTheLegacyModeWithAProcessPerRequestIsRelaunchedWithOpcacheButNotTheJit(): void
+    {
+        $perRequest = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--legacy', '--legacy-docroot=/srv/wp'], []);
+        $sharedState = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--legacy', '--legacy-shared-state'], []);
+
+        self::assertSame(['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', '/bin/bobbin', 'serve', '--legacy', '--legacy-docroot=/srv/wp'], $perRequest);
+        self::assertNotNull($sharedState);
+        self::assertContains('opcache.jit=tracing', $sharedState);
+    }
+
     public function testItIsNotRelaunchedWhenSwitchedOffOrAlreadyRelaunchedOrNotServing(): void
     {
         self::assertNull(OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--no-opcache'], []));

@@ -54,6 +54,22 @@ final class Browser
         return $this->start($path, $form)->page();
     }
 
+    /** The cookies in this browser's jar as one Cookie header value (every path's: for a load generator). */
+    public function cookieHeader(): string
+    {
+        $pairs = [];
+        foreach (\file($this->jar, \FILE_IGNORE_NEW_LINES) ?: [] as $line) {
+            // curl's Netscape format: domain, subdomains, path, secure, expiry, name, value;
+            // HttpOnly cookies are written with a "#HttpOnly_" prefix to the domain.
+            $fields = \explode("\t", \preg_replace('~^#HttpOnly_~', '', $line) ?? $line);
+            if (\count($fields) === 7 && !\str_starts_with($fields[0], '#')) {
+                $pairs[] = $fields[5] . '=' . $fields[6];
+            }
+        }
+
+        return \implode('; ', $pairs);
+    }
+
     /** @return list<array{string, string, string, int, string, list<string>}> */
     public function transcript(): array
     {

@@ -28,6 +28,12 @@ final class WordPressScenario
         });
     }
 
+    /** The administrator's cookies once logged in, as a Cookie header: for a load generator. */
+    public function adminCookieHeader(): string
+    {
+        return $this->admin->cookieHeader();
+    }
+
     /** @return list<array{string, string, string, int, string, list<string>}> both browsers' responses, in order */
     public function run(): array
     {
@@ -40,7 +46,8 @@ final class WordPressScenario
         return [...$this->admin->transcript(), ...$this->visitor->transcript()];
     }
 
-    private function install(): void
+    /** The install wizard, over HTTP (also bench/legacy/wordpress.php's set-up). */
+    public function install(): void
     {
         self::expect(302, $this->visitor->open('/'), 'a site not installed sends to the wizard');
         self::expect(200, $this->admin->open('/wp-admin/install.php'), 'the wizard\'s language step');
@@ -54,7 +61,8 @@ final class WordPressScenario
         self::contains('Success!', $done, 'installing');
     }
 
-    private function logIn(): void
+    /** The administrator's login, a visitor's requests beside it (also bench/legacy/wordpress.php's set-up). */
+    public function logIn(): void
     {
         // Both at once: the visitor's front page while the administrator opens the login form.
         $form = $this->admin->start('/wp-login.php');

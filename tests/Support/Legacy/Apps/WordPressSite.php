@@ -24,7 +24,12 @@ final class WordPressSite
         return \is_file(self::DEBIAN . '/wp-settings.php') && \is_dir(self::DEBIAN . '/wp-content/themes/twentytwentythree');
     }
 
-    public static function create(string $directory, MysqlAccount $mysql, string $database): self
+    /**
+     * @param bool $followHost the site's address is the request's Host (WP_HOME, WP_SITEURL), not
+     *                         the one of the install: one install served on several ports at once
+     *                         (bench/legacy/wordpress.php), without canonical redirects between them
+     */
+    public static function create(string $directory, MysqlAccount $mysql, string $database, bool $followHost = false): self
     {
         $root = $directory . '/wordpress';
         \mkdir($root . '/wp-content/uploads', 0o777, true);
@@ -51,6 +56,9 @@ final class WordPressSite
         $config = "<?php\n// Written by the test (WordPressSite); removed after it.\n";
         foreach ($constants as $name => $value) {
             $config .= \sprintf("define(%s, %s);\n", \var_export($name, true), \var_export($value, true));
+        }
+        if ($followHost) {
+            $config .= "define('WP_HOME', 'http://' . \$_SERVER['HTTP_HOST']);\ndefine('WP_SITEURL', WP_HOME);\n";
         }
         $config .= "\$table_prefix = 'wp_';\nif (!defined('ABSPATH')) {\n    define('ABSPATH', __DIR__ . '/');\n}\nrequire_once ABSPATH . 'wp-settings.php';\n";
         \file_put_contents($root . '/wp-config.php', $config);

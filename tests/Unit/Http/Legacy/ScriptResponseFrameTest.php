@@ -18,6 +18,18 @@ final class ScriptResponseFrameTest extends TestCase
         self::assertEquals($frame, $decoded);
     }
 
+    public function testAFrameSayingMoreFollowsDecodesAsOneAndTwoFramesInARowAreReadApart(): void
+    {
+        $first = new ScriptResponseFrame(200, ['X-Streamed: yes'], 'first part', '', true);
+        $last = new ScriptResponseFrame(0, [], 'second part');
+        $bytes = $first->encode() . $last->encode();
+
+        $length = (int) ScriptResponseFrame::expectedLength($bytes);
+
+        self::assertEquals($first, ScriptResponseFrame::decode(\substr($bytes, 0, $length)));
+        self::assertEquals($last, ScriptResponseFrame::decode(\substr($bytes, $length)));
+    }
+
     public function testTheLengthIsKnownOnceTheEightBytesOfThePrefixHaveArrived(): void
     {
         $bytes = (new ScriptResponseFrame(200, [], 'hello'))->encode();
@@ -36,7 +48,7 @@ final class ScriptResponseFrameTest extends TestCase
 
     public function testAHeaderLineLongerThanTheFrameIsRefused(): void
     {
-        $payload = \pack('nN', 200, 1) . \pack('N', 1000) . 'short';
+        $payload = \pack('nCN', 200, 0, 1) . \pack('N', 1000) . 'short';
 
         $this->expectException(\UnexpectedValueException::class);
         ScriptResponseFrame::decode(\pack('J', \strlen($payload)) . $payload);

@@ -1,0 +1,153 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\Legacy;
+
+use Closure;
+use Psr\Http\Message\StreamInterface;
+
+/**
+ * The body of a script that called flush() (the isolated legacy mode): what it had output by
+ * then, then each further frame its process sends as it comes, until the last. The server
+ * writes a body of unknown size a piece at a time (chunked), reading the next piece only once
+ * the previous one is written, and a read waits — in the connection's fiber, on the loop — for
+ * the process's next frame: what the script flushes reaches the client before the script ends,
+ * as under PHP-FPM with nginx's fastcgi_buffering off.
+ *
+ * @internal made by IsolatedLegacyLoop
+ */
+final class ScriptOutputStream implements StreamInterface
+{
+    private bool $ended = false;
+    private bool $closed = false;
+
+    /**
+     * @param Closure(): ScriptResponseFrame $next waits for the process's next frame (throws past the deadline, or when it died)
+     * @param Closure(?\Throwable, string): void $onEnd once: the error that cut the body short (null at the last frame), and the fatal error the last frame carried
+     */
+    public function __construct(private string $pending, private readonly Closure $next, private readonly Closure $onEnd)
+    {
+    }
+
+    public function __destruct()
+    {
+        // Dropped before its end (the client left): the process is not waited for.
+        $this->close();
+    }
+
+    public function read(int $length): string
+    {
+        while ($this->pending === '' && !$this->ended && !$this->closed) {
+            try {
+                $frame = ($this->next)();
+            } catch (\Throwable $error) {
+                $this->finish($error, '');
+
+                throw $error;
+            }
+            $this->pending = $frame->body;
+            if (!$frame->more) {
+                $this->finish(null, $frame->fatalError);
+            }
+        }
+        $piece = \substr($this->pending, 0, \max(1, $length));
+        $this->pending = (string) \substr($this->pending, \strlen($piece));
+
+        return $piece;
+    }
+
+    public function eof(): bool
+    {
+        return $this->pending === '' && ($this->ended || $this->closed);
+    }
+
+    public function close(): void
+    {
+        if (!$this->ended) {
+            $this->finish(new \RuntimeException('The response was dropped before the script ended'), '');
+        }
+        $this->closed = true;
+        $this->pending = '';
+    }
+
+    public function detach()
+    {
+        $this->close();
+
+        return null;
+    }
+
+    public function getSize(): ?int
+    {
+        return null;
+    }
+
+    public function tell(): int
+    {
+        throw new \RuntimeException('A script\'s streamed output has no position');
+    }
+
+    public function isSeekable(): bool
+    {
+        return false;
+    }
+
+    public function seek(int $offset, int $whence = \SEEK_SET): void
+    {
+        throw new \RuntimeException('A script\'s streamed output cannot seek');
+    }
+
+    public function rewind(): void
+    {
+        throw new \RuntimeException('A script\'s streamed output cannot rewind');
+    }
+
+    public function isWritable(): bool
+    {
+        return false;
+    }
+
+    public function write(string $string): int
+    {
+        throw new \RuntimeException('A script\'s streamed output is read-only');
+    }
+
+    public function isReadable(): bool
+    {
+        return true;
+    }
+
+    public function getContents(): string
+    {
+        $contents = '';
+        while (!$this->eof()) {
+            $contents .= $this->read(65536);
+        }
+
+        return $contents;
+    }
+
+    public function getMetadata(?string $key = null): mixed
+    {
+        return $key === null ? [] : null;
+    }
+
+    public function __toString(): string
+    {
+        try {
+            return $this->getContents();
+        } catch (\Throwable) {
+            return '';
+        }
+    }
+
+    private function finish(?\Throwable $error, string $fatalError): void
+    {
+        if ($this->ended) {
+            return;
+        }
+        $this->ended = true;
+        ($this->onEnd)($error, $fatalError);
+    }
+}
