@@ -172,6 +172,10 @@ final class ServeCommand
         foreach (\array_keys(self::OWN_OPTIONS) as $own) {
             unset($options[$own]);
         }
+        if ($legacyConfig->documentRoot !== null) {
+            // Its static files (CSS, images) are served as nginx's try_files $uri serves them; its .php files never are.
+            $options['static'] = [...self::listOption($options['static'] ?? []), $legacyConfig->documentRoot->directory];
+        }
         try {
             $config = ServerConfig::fromArray($options);
             $logger = new RateLimitedLogger(new StderrLogger($logLevel, $this->stderr));
@@ -411,6 +415,12 @@ final class ServeCommand
         return $master;
     }
 
+    /** @return list<mixed> */
+    private static function listOption(mixed $value): array
+    {
+        return \is_array($value) ? \array_values($value) : [$value];
+    }
+
     /** @throws UsageException */
     private static function seconds(string $name, mixed $value): float
     {
@@ -479,7 +489,7 @@ final class ServeCommand
 
     /**
      * @param list<string> $arguments
-     * @return array{?string, array<string, string>, bool}
+     * @return array{?string, array<string, string|list<string>>, bool}
      * @throws UsageException
      */
     private static function parseArguments(array $arguments): array
@@ -515,7 +525,12 @@ final class ServeCommand
                         throw new UsageException(\sprintf('Option --%s needs a value', $name));
                     }
                 }
-                $options[$name] = $value;
+                if ((ServerConfig::OPTIONS[$name][1] ?? null) === 'list') {
+                    $list = $options[$name] ?? [];
+                    $options[$name] = [...(\is_array($list) ? $list : [$list]), $value];
+                } else {
+                    $options[$name] = $value;
+                }
                 continue;
             }
             if (\str_starts_with($argument, '-') && $argument !== '-') {
@@ -531,7 +546,7 @@ final class ServeCommand
     }
 
     /**
-     * @param array<string, string> $cliOptions
+     * @param array<string, string|list<string>> $cliOptions
      * @param array<string, string> $environment
      * @return array<string, mixed>
      * @throws UsageException

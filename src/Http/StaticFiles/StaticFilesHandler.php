@@ -1,0 +1,143 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Http\StaticFiles;
+
+use Bobbin\Http\Compression\AcceptEncoding;
+use Bobbin\Http\Message\Response;
+use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\ServerRequestInterface;
+use Psr\Http\Server\RequestHandlerInterface;
+
+/**
+ * --static: answers GET and HEAD requests for files under the mounts before the application,
+ * which gets every other request (other methods, paths that name no file, directories).
+ *
+ * A file is served only when its real path (symlinks resolved) lies inside its mount's
+ * directory and its name does not end in ".php" (a script's source never leaves the server,
+ * and in the legacy mode the application runs it). The file is opened once and its stat taken
+ * from the open handle, so the answer describes the bytes sent. Precompressed siblings
+ * (FILE.br, FILE.gz, regular files inside the mount) are sent with their Content-Encoding to a
+ * client that accepts it. The body is a FileBody the server writes a piece at a time.
+ */
+final class StaticFilesHandler implements RequestHandlerInterface
+{
+    /** Precompressed siblings looked for, preferred first. */
+    private const SIBLINGS = ['br' => '.br', 'gzip' => '.gz'];
+
+    /** @var list<StaticMount> longest prefix first */
+    private readonly array $mounts;
+
+    /** @param list<StaticMount> $mounts */
+    public function __construct(array $mounts, private readonly RequestHandlerInterface $application, private readonly bool $allowDotfiles = false)
+    {
+        \usort($mounts, static fn (StaticMount $a, StaticMount $b): int => \strlen($b->prefix) <=> \strlen($a->prefix));
+        $this->mounts = $mounts;
+    }
+
+    public function handle(ServerRequestInterface $request): ResponseInterface
+    {
+        $method = $request->getMethod();
+        if ($method !== 'GET' && $method !== 'HEAD') {
+            return $this->application->handle($request);
+        }
+        $path = $request->getUri()->getPath();
+        foreach ($this->mounts as $mount) {
+            $below = $mount->below($path);
+            if ($below === null) {
+                continue;
+            }
+            $judged = StaticPath::judge($below, $this->allowDotfiles);
+            switch ($judged->verdict) {
+                case PathVerdict::BadRequest:
+                    return self::plain(400);
+                case PathVerdict::Refused:
+                    return self::plain(404);
+                case PathVerdict::Pass:
+                    continue 2;
+                case PathVerdict::Look:
+                    $response = $this->serve($mount, $judged->relative, $request);
+                    if ($response !== null) {
+                        return $response;
+                    }
+            }
+        }
+
+        return $this->application->handle($request);
+    }
+
+    /** The file's response; null when the mount has no such file (the next mount, then the application, may answer). */
+    private function serve(StaticMount $mount, string $relative, ServerRequestInterface $request): ?ResponseInterface
+    {
+        $real = \realpath($mount->directory . $relative);
+        if ($real === false || \str_ends_with(\strtolower($real), '.php')) {
+            return null;
+        }
+        if (!$mount->contains($real)) {
+            return self::plain(404); // a symlink out of the directory: refused, not handed on
+        }
+        $opened = self::open($real);
+        if ($opened === null) {
+            return null;
+        }
+        [$handle, $stat] = $opened;
+        $encoding = null;
+        $varies = false;
+        // Without Accept-Encoding no sibling can be sent (and identity is right for every cache): no lookups.
+        $accepted = $request->getHeaderLine('accept-encoding');
+        if ($accepted !== '') {
+            foreach (self::SIBLINGS as $coding => $suffix) {
+                $sibling = \realpath($real . $suffix);
+                $siblingOpened = $sibling !== false && $mount->contains($sibling) ? self::open($sibling) : null;
+                if ($siblingOpened === null) {
+                    continue;
+                }
+                $varies = true;
+                if ($encoding === null && AcceptEncoding::choose($accepted, [$coding]) !== null) {
+                    $encoding = $coding;
+                    \fclose($handle);
+                    [$handle, $stat] = $siblingOpened;
+                } else {
+                    \fclose($siblingOpened[0]);
+                }
+            }
+        }
+        $file = new FileFacts($stat['size'], $stat['mtime'], $stat['ino'], ContentTypes::for($real), $encoding, $varies);
+        $answer = FileAnswers::decide(RequestConditions::of($request), $file);
+        if (!$answer->sendsBody) {
+            \fclose($handle);
+
+            return new Response($answer->status, $answer->headers);
+        }
+
+        return new Response($answer->status, $answer->headers, new FileBody($handle, $answer->offset, $answer->length));
+    }
+
+    /**
+     * $real opened for reading with its stat taken from the handle, when it is a regular file
+     * (a directory or a device is never sent); null otherwise.
+     *
+     * @return array{resource, array{size: int, mtime: int, ino: int}}|null
+     */
+    private static function open(string $real): ?array
+    {
+        $handle = @\fopen($real, 'rb');
+        if ($handle === false) {
+            return null;
+        }
+        $stat = \fstat($handle);
+        if ($stat === false || ($stat['mode'] & 0170000) !== 0100000) {
+            \fclose($handle);
+
+            return null;
+        }
+
+        return [$handle, ['size' => $stat['size'], 'mtime' => $stat['mtime'], 'ino' => $stat['ino']]];
+    }
+
+    private static function plain(int $status): ResponseInterface
+    {
+        return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8'], $status === 400 ? "400 Bad Request\n" : "404 Not Found\n");
+    }
+}
