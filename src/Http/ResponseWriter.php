@@ -37,6 +37,9 @@ final class ResponseWriter
     public function respond($connection, ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestId, ?int &$status): bool
     {
         $context = $this->context;
+        if ($context->compression !== null) {
+            $response = $context->compression->apply($response, $head->method, $head->headers);
+        }
         try {
             $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
         } catch (InvalidResponseException $error) {
