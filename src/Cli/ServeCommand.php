@@ -561,6 +561,9 @@ final class ServeCommand
             }
         }
         $configFile = $cliOptions['config'] ?? $fromEnvironment['config'] ?? null;
+        if (\is_array($configFile)) {
+            throw new UsageException('--config is given once');
+        }
         $fromFile = [];
         if ($configFile !== null && $configFile !== '') {
             if (!\is_file($configFile) || !\is_readable($configFile)) {

@@ -53,7 +53,7 @@ final class FileBody implements StreamInterface
         return $handle;
     }
 
-    public function getSize(): ?int
+    public function getSize(): int
     {
         return $this->length;
     }

@@ -8,8 +8,9 @@ namespace Bobbin\Http\StaticFiles;
  * Judges the part of a request path below a mount's prefix, before the file system is asked.
  * Pure.
  *
- * - a "." or ".." segment (browsers never send one: they resolve them first), a NUL byte or a
- *   control character, decoded or not: 400;
+ * - "." and ".." segments are resolved (browsers resolve them before sending; nginx does too);
+ *   a ".." that would climb above the mount's directory is a 400, as in nginx, and so is a NUL
+ *   byte or another control character, decoded or not;
  * - a percent-encoded slash or backslash (%2F, %5C), or a backslash: not a file name (the
  *   application gets the request: its router may give "%2F" a meaning; a file never has one);
  * - a segment starting with "." (a dotfile or dot-directory: .git, .env, .htpasswd) is refused
@@ -39,18 +40,30 @@ final class StaticPath
         if ($decoded === '' || \str_ends_with($decoded, '/')) {
             return new self(PathVerdict::Pass);
         }
-        $refused = false;
-        foreach (\explode('/', \substr($decoded, 1)) as $index => $segment) {
-            if ($segment === '.' || $segment === '..') {
-                return new self(PathVerdict::BadRequest);
-            }
-            if ($segment === '') {
+        // "." and ".." resolved as nginx resolves them, never above the mount's directory.
+        $segments = [];
+        foreach (\explode('/', \substr($decoded, 1)) as $segment) {
+            if ($segment === '..') {
+                if ($segments === []) {
+                    return new self(PathVerdict::BadRequest);
+                }
+                \array_pop($segments);
+            } elseif ($segment === '') {
                 return new self(PathVerdict::Pass); // "a//b": not a name a file has
+            } elseif ($segment !== '.') {
+                $segments[] = $segment;
             }
+        }
+        if ($segments === [] || \preg_match('~/\.\.?$~', $decoded) === 1) {
+            return new self(PathVerdict::Pass); // a directory
+        }
+        $refused = false;
+        foreach ($segments as $index => $segment) {
             if ($segment[0] === '.' && !$allowDotfiles && !($index === 0 && $segment === '.well-known')) {
                 $refused = true;
             }
         }
+        $decoded = '/' . \implode('/', $segments);
 
         return $refused ? new self(PathVerdict::Refused) : new self(PathVerdict::Look, $decoded);
     }

@@ -20,9 +20,12 @@ final class StaticPathTest extends TestCase
         yield 'a space' => ['/a%20b.txt', PathVerdict::Look, '/a b.txt'];
         yield 'the well-known directory' => ['/.well-known/acme-challenge/x', PathVerdict::Look, '/.well-known/acme-challenge/x'];
         yield 'dot-dot' => ['/../etc/passwd', PathVerdict::BadRequest, ''];
-        yield 'dot-dot inside' => ['/a/../../etc/passwd', PathVerdict::BadRequest, ''];
+        yield 'dot-dot climbing from inside' => ['/a/../../etc/passwd', PathVerdict::BadRequest, ''];
+        yield 'dot-dot within the root is resolved' => ['/a/../b.txt', PathVerdict::Look, '/b.txt'];
+        yield 'dot-dot to the root is the root' => ['/a/..', PathVerdict::Pass, ''];
+        yield 'dot-dot cannot reach a dotfile unseen' => ['/a/../.env', PathVerdict::Refused, ''];
         yield 'encoded dot-dot' => ['/%2e%2e/etc/passwd', PathVerdict::BadRequest, ''];
-        yield 'a dot segment' => ['/./a.txt', PathVerdict::BadRequest, ''];
+        yield 'a dot segment' => ['/./a.txt', PathVerdict::Look, '/a.txt'];
         yield 'a NUL' => ['/a.txt%00.png', PathVerdict::BadRequest, ''];
         yield 'a control character' => ['/a%0a.txt', PathVerdict::BadRequest, ''];
         yield 'a broken escape' => ['/a%zz.txt', PathVerdict::BadRequest, ''];
