@@ -60,8 +60,8 @@ final class Connection
     /** Bytes read and written since the last request ended (added to the server's metrics then). */
     /** @var int */
     private $received = 0;
-    /** @var int */
-    private $sent = 0;
+    /** @var int public for FileSending, whose sendfile() bytes do not pass writeAll() */
+    public $sent = 0;
     /** @var int bytes of the current response's head (ResponseWriter): the access log counts its body, as the common log format does */
     public $headBytes = 0;
 
@@ -109,13 +109,13 @@ final class Connection
     private $doneAt = 0.0;
 
     /**
-     * @param resource $socket non-blocking, read buffering off
+     * @param resource $socket non-blocking, read buffering off; public for FileSending's sendfile()
      */
     public function __construct(
         private readonly ServerContext $context,
         private readonly OpenConnections $connections,
         private readonly RequestBudget $budget,
-        private $socket,
+        public readonly mixed $socket,
         private readonly ConnectionOrigin $origin,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);

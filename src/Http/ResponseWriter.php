@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Async\FileSender;
 use Bobbin\Async\StreamClosedException;
 use Psr\Http\Message\ResponseInterface;
 use Throwable;
@@ -68,6 +69,15 @@ final class ResponseWriter
         $connection->windowBytes = 0;
         $connection->deadline = $connection->phaseSince + $context->config->writeTimeout;
         try {
+            if ($framed->body instanceof StaticFiles\FileBody && ($sender = FileSender::instance()) !== null) {
+                // A large static file: sendfile(), no byte through PHP (a small one went in the head's write).
+                $whole = StaticFiles\FileSending::write($connection, $framed, $framed->body, $sender, $context->config->writeTimeout);
+                if ($whole !== null) {
+                    $keepAlive = $whole && $framed->keepAlive;
+
+                    return $whole;
+                }
+            }
             $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection): void {
                 if (!$connection->writeAll($data)) {
                     throw new WriteFailedException();

@@ -53,6 +53,18 @@ final class FileBody implements StreamInterface
         return $handle;
     }
 
+    /** @return resource|null the open file, for sendfile() (FileSending) */
+    public function handle()
+    {
+        return $this->handle;
+    }
+
+    /** Where in the file the next byte of the body is. */
+    public function fileOffset(): int
+    {
+        return $this->offset + $this->position;
+    }
+
     public function getSize(): int
     {
         return $this->length;

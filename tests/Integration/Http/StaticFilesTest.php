@@ -26,6 +26,7 @@ final class StaticFilesTest extends TestCase
         \mkdir(self::$base . '/docs');
         \file_put_contents($public . '/css/site.css', \str_repeat("body { color: #123456; }\n", 200));
         \file_put_contents($public . '/big.bin', \random_bytes(3 * 1048576 + 17));
+        \file_put_contents($public . '/huge.bin', \random_bytes(24 * 1048576));
         \file_put_contents($public . '/app.js', \str_repeat("console.log('x');\n", 100));
         \exec('gzip -k -9 ' . \escapeshellarg($public . '/app.js'));
         \file_put_contents($public . '/.git/config', 'secret');
@@ -104,6 +105,23 @@ final class StaticFilesTest extends TestCase
 
         [$head, $body] = self::curl('/big.bin', ['-r', '-5']);
         self::assertSame(\substr($file, -5), $body);
+    }
+
+    public function testAClientThatReadsLateStillGetsEveryByteOfAFileLargerThanTheSocketBuffers(): void
+    {
+        self::assertNotNull(self::$server);
+        $socket = \stream_socket_client('tcp://' . self::$server->address, $code, $message, 5);
+        self::assertIsResource($socket, $message);
+        \fwrite($socket, "GET /huge.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        \usleep(500_000); // the server's sendfile() meets a full socket and waits for the client
+        \stream_set_timeout($socket, 10);
+        $response = (string) \stream_get_contents($socket);
+        \fclose($socket);
+        [$head, $body] = \explode("\r\n\r\n", $response, 2) + [1 => ''];
+
+        self::assertStringStartsWith('HTTP/1.1 200', $head);
+        self::assertSame(24 * 1048576, \strlen($body));
+        self::assertTrue(\md5($body) === \md5_file(self::$base . '/public/huge.bin'), 'the body differs from the file');
     }
 
     public function testMalformedAndUnsatisfiableRangesGetA416AndTheServerGoesOn(): void
