@@ -92,6 +92,9 @@ final class FileBody implements StreamInterface
             \SEEK_END => $this->length + $offset,
             default => $offset,
         };
+        if ($target === $this->position && $this->handle !== null) {
+            return; // the handle is there already (only this body reads it): no lseek()
+        }
         if ($this->handle === null || $target < 0 || $target > $this->length || \fseek($this->handle, $this->offset + $target) !== 0) {
             throw new \RuntimeException('Cannot seek to ' . $target . ' in a file body');
         }

@@ -42,7 +42,10 @@ final class StaticFilesHandler implements RequestHandlerInterface
         if ($method !== 'GET' && $method !== 'HEAD') {
             return $this->application->handle($request);
         }
-        $path = $request->getUri()->getPath();
+        // The target as sent, without building the URI object (most requests are in origin form).
+        $target = $request->getRequestTarget();
+        $query = \strpos($target, '?');
+        $path = !\str_starts_with($target, '/') ? $request->getUri()->getPath() : ($query === false ? $target : \substr($target, 0, $query));
         foreach ($this->mounts as $mount) {
             $below = $mount->below($path);
             if ($below === null) {
