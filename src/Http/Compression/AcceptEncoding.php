@@ -11,6 +11,8 @@ namespace Bobbin\Http\Compression;
  * among the acceptable ones the highest q wins, ties going to the order of $offered (the
  * server's preference: the smallest output first). "x-gzip" is gzip. A malformed q-value makes
  * its element count for nothing. No header, or nothing acceptable: null (identity).
+ *
+ * @internal used by ResponseCompression and StaticFilesHandler
  */
 final class AcceptEncoding
 {

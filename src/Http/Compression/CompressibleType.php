@@ -8,6 +8,8 @@ namespace Bobbin\Http\Compression;
  * Whether a media type is worth compressing: text and the structured text formats (JSON,
  * JavaScript, XML and their +json/+xml kin, SVG, WebAssembly). Images, audio, video, fonts in
  * WOFF and archives are compressed already: gzip would cost CPU to gain nothing.
+ *
+ * @internal used by ResponseCompression
  */
 final class CompressibleType
 {

@@ -20,6 +20,8 @@ use Psr\Http\Message\StreamInterface;
  *
  * A string body that fits the head's write is compressed whole (its Content-Length is the
  * compressed length); any other goes through a GzipStream and out chunked.
+ *
+ * @internal one per server (ServerContext), applied by ResponseWriter
  */
 final class ResponseCompression
 {

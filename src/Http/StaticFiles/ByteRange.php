@@ -18,6 +18,8 @@ namespace Bobbin\Http\StaticFiles;
  * unsatisfiable, a last byte there means the end.
  *
  * @immutable
+ *
+ * @internal parsed for FileAnswers
  */
 final class ByteRange
 {

@@ -8,6 +8,8 @@ namespace Bobbin\Http\StaticFiles;
  * The media type of a static file, by its extension: the types of the web (nginx's mime.types,
  * trimmed), text ones in UTF-8; anything else is application/octet-stream, which a browser
  * downloads rather than renders.
+ *
+ * @internal used by StaticFilesHandler
  */
 final class ContentTypes
 {

@@ -12,6 +12,8 @@ namespace Bobbin\Http\StaticFiles;
  * else If-Modified-Since (a date the file is not newer than) → 304; then Range, honoured only
  * when If-Range is absent or names this very file (its strong ETag, or its Last-Modified date
  * exactly) → 206 or 416. A Last-Modified date is compared to the second, as HTTP dates go.
+ *
+ * @internal used by StaticFilesHandler
  */
 final class FileAnswers
 {

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\StaticFiles;
 
+use Bobbin\Async\OwnsResources;
 use Psr\Http\Message\StreamInterface;
 
 /**
@@ -15,6 +16,8 @@ use Psr\Http\Message\StreamInterface;
  */
 final class FileBody implements StreamInterface
 {
+    use OwnsResources;
+
     private int $position = 0;
 
     /** @param resource|null $handle */

@@ -9,6 +9,8 @@ namespace Bobbin\Http\StaticFiles;
  * sibling when one is chosen), its media type and coding.
  *
  * @immutable
+ *
+ * @internal made by StaticFilesHandler for FileAnswers
  */
 final class FileFacts
 {

@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\StaticFiles;
 
-/** What a request path under a static mount may be (StaticPath). */
+/**
+ * What a request path under a static mount may be (StaticPath).
+ *
+ * @internal StaticPath's verdict
+ */
 enum PathVerdict
 {
     /** A file name to look for. */

@@ -4,7 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\StaticFiles;
 
-/** What a Range header asks for (ByteRange). */
+/**
+ * What a Range header asks for (ByteRange).
+ *
+ * @internal ByteRange's result
+ */
 enum RangeKind
 {
     /** The whole representation: no Range, an unknown unit, or several ranges. */

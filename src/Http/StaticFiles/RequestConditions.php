@@ -10,6 +10,8 @@ use Psr\Http\Message\ServerRequestInterface;
  * The request fields a static answer depends on (null: absent).
  *
  * @immutable
+ *
+ * @internal made by StaticFilesHandler for FileAnswers
  */
 final class RequestConditions
 {

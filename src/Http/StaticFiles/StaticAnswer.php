@@ -9,6 +9,8 @@ namespace Bobbin\Http\StaticFiles;
  * it carries ($length 0 and $sendsBody false for 304, 416 and HEAD).
  *
  * @immutable
+ *
+ * @internal FileAnswers' result
  */
 final class StaticAnswer
 {

@@ -17,6 +17,8 @@ namespace Bobbin\Http\StaticFiles;
  *   with 404 unless dotfiles are allowed, except ".well-known" (RFC 8615: ACME challenges,
  *   security.txt), which is always served;
  * - a path ending in "/" names a directory, which is never listed: the application gets it.
+ *
+ * @internal used by StaticFilesHandler
  */
 final class StaticPath
 {

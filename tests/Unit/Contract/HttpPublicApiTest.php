@@ -20,7 +20,7 @@ final class HttpPublicApiTest extends TestCase
         'Message\MessageFactory', 'Message\Response', 'Message\ServerRequest', 'Message\StringStream',
         'Message\UploadedFile', 'Message\Uri',
         'Legacy\LegacyConfig', 'Legacy\LegacyGateway', 'Legacy\GlobalScopeHandoffException', 'Legacy\ScriptKilledException',
-        'StderrLogger', 'RateLimitedLogger',
+        'StderrLogger', 'RateLimitedLogger', 'StaticFiles\StaticFilesHandler', 'StaticFiles\StaticMount',
     ];
 
     /** @return iterable<string, array{class-string, bool}> */
