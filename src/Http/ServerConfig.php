@@ -44,7 +44,7 @@ final readonly class ServerConfig
         'static' => ['static', 'list', '', 'serve the files of DIR for GET and HEAD before the application, under the URL prefix PREFIX (default /): [PREFIX=]DIR, repeatable (environment and config file: comma-separated); no .php file, directory listing or path out of DIR is ever served (docs/HTTP.md, Static files)'],
         'static-dotfiles' => ['staticDotfiles', 'bool', false, 'with --static: also serve files whose path has a segment starting with "." (.well-known is always served; by default the others get 404)'],
         'compression' => ['compression', 'bool', false, 'gzip responses of compressible types (text, JSON, JavaScript, XML, SVG) above --compression-min-bytes for clients that accept it (docs/HTTP.md, Compression)'],
-        'compression-level' => ['compressionLevel', 'int', 4, 'with --compression: zlib level, 1 (fastest) to 9 (smallest)'],
+        'compression-level' => ['compressionLevel', 'int', 1, 'with --compression: zlib level, 1 (fastest; the default, as nginx\'s) to 9 (smallest); docs/HTTP.md, Compression, has the measured trade'],
         'compression-min-bytes' => ['compressionMinBytes', 'size', 1024, 'with --compression: bodies of a known size below this are sent as they are'],
     ];
 
@@ -76,7 +76,7 @@ final readonly class ServerConfig
         public array $static = [],
         public bool $staticDotfiles = false,
         public bool $compression = false,
-        public int $compressionLevel = 4,
+        public int $compressionLevel = 1,
         public int $compressionMinBytes = 1024,
     ) {
         ListenAddress::parse($listen);

@@ -25,7 +25,7 @@ use Psr\Http\Message\StreamInterface;
  */
 final class ResponseCompression
 {
-    public function __construct(private readonly int $level = 4, private readonly int $minBytes = 1024)
+    public function __construct(private readonly int $level = 1, private readonly int $minBytes = 1024)
     {
     }
 
