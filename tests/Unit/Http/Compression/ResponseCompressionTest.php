@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Http\Compression;
 
+use Bobbin\Http\Compression\GzipStream;
 use Bobbin\Http\Compression\ResponseCompression;
 use Bobbin\Http\Message\Response;
 use Bobbin\Http\Message\StringStream;
@@ -111,5 +112,16 @@ final class ResponseCompressionTest extends TestCase
         $stream->read(100);
 
         self::assertSame(3000, \strlen((string) \gzdecode((string) self::apply(new Response(200, ['Content-Type' => 'text/plain'], $stream))->getBody())));
+    }
+
+    public function testEachPieceOfAStreamedBodyIsFlushedSoItReachesTheClientWhenProduced(): void
+    {
+        // Two pieces of the application's stream (64 KiB, then the rest): each read gives all of one, decodable at once.
+        $stream = new GzipStream(new GeneratedStream(100000, false), 1, true);
+        $inflate = \inflate_init(\ZLIB_ENCODING_GZIP);
+        self::assertNotFalse($inflate);
+
+        self::assertSame(\substr(GeneratedStream::expected(100000), 0, 65536), \inflate_add($inflate, $stream->read(1048576)));
+        self::assertSame(\substr(GeneratedStream::expected(100000), 65536), \inflate_add($inflate, $stream->read(1048576)));
     }
 }
