@@ -28,12 +28,14 @@ final class StaticFilesHandler implements RequestHandlerInterface
 
     /** @var list<StaticMount> longest prefix first */
     private readonly array $mounts;
+    private readonly SmallFiles $smallFiles;
 
     /** @param list<StaticMount> $mounts */
     public function __construct(array $mounts, private readonly RequestHandlerInterface $application, private readonly bool $allowDotfiles = false)
     {
         \usort($mounts, static fn (StaticMount $a, StaticMount $b): int => \strlen($b->prefix) <=> \strlen($a->prefix));
         $this->mounts = $mounts;
+        $this->smallFiles = new SmallFiles();
     }
 
     public function handle(ServerRequestInterface $request): ResponseInterface
@@ -80,63 +82,52 @@ final class StaticFilesHandler implements RequestHandlerInterface
         if (!$mount->contains($real)) {
             return self::plain(404); // a symlink out of the directory: refused, not handed on
         }
-        $opened = self::open($real);
-        if ($opened === null) {
-            return null;
-        }
-        [$handle, $stat] = $opened;
         $encoding = null;
         $varies = false;
+        $sent = $real;
         // Without Accept-Encoding no sibling can be sent (and identity is right for every cache): no lookups.
         $accepted = $request->getHeaderLine('accept-encoding');
         if ($accepted !== '') {
             foreach (self::SIBLINGS as $coding => $suffix) {
                 $sibling = \realpath($real . $suffix);
-                $siblingOpened = $sibling !== false && $mount->contains($sibling) ? self::open($sibling) : null;
-                if ($siblingOpened === null) {
+                if ($sibling === false || !$mount->contains($sibling) || !\is_file($sibling)) {
                     continue;
                 }
                 $varies = true;
                 if ($encoding === null && AcceptEncoding::choose($accepted, [$coding]) !== null) {
                     $encoding = $coding;
-                    \fclose($handle);
-                    [$handle, $stat] = $siblingOpened;
-                } else {
-                    \fclose($siblingOpened[0]);
+                    $sent = $sibling;
                 }
             }
         }
+        // PHP remembers the last stat() of a path until told to forget: a file changed on disk must be seen.
+        \clearstatcache();
+        $stat = @\stat($sent);
+        if ($stat === false || ($stat['mode'] & 0170000) !== 0100000) {
+            return null; // a directory, a device: never sent
+        }
         $file = new FileFacts($stat['size'], $stat['mtime'], $stat['ino'], ContentTypes::for($real), $encoding, $varies);
-        $answer = FileAnswers::decide(RequestConditions::of($request), $file);
+        $conditions = RequestConditions::of($request);
+        $answer = FileAnswers::decide($conditions, $file);
         if (!$answer->sendsBody) {
-            \fclose($handle);
-
             return new Response($answer->status, $answer->headers);
         }
+        if ($stat['size'] <= SmallFiles::MAX_FILE_BYTES && ($contents = $this->smallFiles->contents($sent, $stat)) !== null) {
+            if ($answer->status === 200) {
+                return $conditions->ifNoneMatch === null && $conditions->ifModifiedSince === null && $conditions->range === null
+                    ? $this->smallFiles->wholeResponse($sent, $real . "\0" . $encoding . ($varies ? "\0v" : ''), static fn (): Response => new Response(200, $answer->headers, $contents))
+                    : new Response(200, $answer->headers, $contents);
+            }
 
-        return new Response($answer->status, $answer->headers, new FileBody($handle, $answer->offset, $answer->length));
-    }
-
-    /**
-     * $real opened for reading with its stat taken from the handle, when it is a regular file
-     * (a directory or a device is never sent); null otherwise.
-     *
-     * @return array{resource, array{size: int, mtime: int, ino: int}}|null
-     */
-    private static function open(string $real): ?array
-    {
-        $handle = @\fopen($real, 'rb');
+            return new Response($answer->status, $answer->headers, \substr($contents, $answer->offset, $answer->length));
+        }
+        // A large file (or one that changed under us): opened, and sent from the handle.
+        $handle = @\fopen($sent, 'rb');
         if ($handle === false) {
             return null;
         }
-        $stat = \fstat($handle);
-        if ($stat === false || ($stat['mode'] & 0170000) !== 0100000) {
-            \fclose($handle);
 
-            return null;
-        }
-
-        return [$handle, ['size' => $stat['size'], 'mtime' => $stat['mtime'], 'ino' => $stat['ino']]];
+        return new Response($answer->status, $answer->headers, new FileBody($handle, $answer->offset, $answer->length));
     }
 
     private static function plain(int $status): ResponseInterface

@@ -109,4 +109,20 @@ final class StaticFilesHandlerTest extends TestCase
         self::assertSame(299, $this->get('/assetsa.txt', prefix: '/assets')->getStatusCode());
         self::assertSame(200, $this->get('/assets/a.txt', prefix: '/assets')->getStatusCode());
     }
+
+    public function testASmallFileKeptInMemoryIsReadAgainOnceItChangesOnDisk(): void
+    {
+        $handler = $this->handler();
+        $request = ServerRequest::fromParsed('GET', '/a.txt', '1.1', ['Host' => ['h']], 'h', 'h', '', [], null);
+        self::assertSame('0123456789', (string) $handler->handle($request)->getBody());
+
+        \file_put_contents($this->root . '/a.txt', 'abcdefghij');
+        \touch($this->root . '/a.txt', 1700000100);
+        self::assertSame('abcdefghij', (string) $handler->handle($request)->getBody(), 'same size, another time');
+
+        \file_put_contents($this->root . '/a.txt', 'longer now');
+        \file_put_contents($this->root . '/a.txt', 'a new size!');
+        self::assertSame('a new size!', (string) $handler->handle($request)->getBody());
+        self::assertSame('11', $handler->handle($request)->getHeaderLine('Content-Length'));
+    }
 }
