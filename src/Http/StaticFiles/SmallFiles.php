@@ -38,7 +38,7 @@ final class SmallFiles
      */
     public function contents(string $real, array $stat): ?string
     {
-        $key = $stat['ino'] . '-' . $stat['size'] . '-' . $stat['mtime'] . '-' . $stat['ctime'];
+        $key = self::key($stat);
         $entry = $this->entries[$real] ?? null;
         if ($entry !== null && $entry[0] === $key) {
             return $entry[1];
@@ -58,19 +58,35 @@ final class SmallFiles
     }
 
     /**
-     * The plain 200 of $real kept with its contents (contents() first), made by $make once per
-     * $variant (what else the answer depends on: the name it was asked by, its coding, whether
-     * siblings exist).
+     * The plain 200 of $real kept for $variant (what else the answer depends on: the name it
+     * was asked by, its coding, whether siblings exist), while the file is as $stat describes it.
      *
-     * @param \Closure(): Response $make
+     * @param array{size: int, mtime: int, ino: int, ctime: int} $stat
      */
-    public function wholeResponse(string $real, string $variant, \Closure $make): Response
+    public function keptResponse(string $real, array $stat, string $variant): ?Response
     {
-        if (!isset($this->entries[$real])) {
-            return $make();
+        $entry = $this->entries[$real] ?? null;
+        if ($entry === null || $entry[0] !== self::key($stat)) {
+            return null;
         }
 
-        return $this->entries[$real][2][$variant] ??= $make();
+        return $entry[2][$variant] ?? null;
+    }
+
+    /** Keeps $response as the plain 200 of $real for $variant (contents() read it first); returns it. */
+    public function keepResponse(string $real, string $variant, Response $response): Response
+    {
+        if (isset($this->entries[$real])) {
+            $this->entries[$real][2][$variant] = $response;
+        }
+
+        return $response;
+    }
+
+    /** @param array{size: int, mtime: int, ino: int, ctime: int} $stat */
+    private static function key(array $stat): string
+    {
+        return $stat['ino'] . '-' . $stat['size'] . '-' . $stat['mtime'] . '-' . $stat['ctime'];
     }
 
     private function forget(string $real): void

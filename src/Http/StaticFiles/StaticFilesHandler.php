@@ -106,16 +106,21 @@ final class StaticFilesHandler implements RequestHandlerInterface
         if ($stat === false || ($stat['mode'] & 0170000) !== 0100000) {
             return null; // a directory, a device: never sent
         }
-        $file = new FileFacts($stat['size'], $stat['mtime'], $stat['ino'], ContentTypes::for($real), $encoding, $varies);
         $conditions = RequestConditions::of($request);
+        $plain = $conditions->method === 'GET' && $conditions->ifNoneMatch === null && $conditions->ifModifiedSince === null && $conditions->range === null;
+        $variant = $real . "\0" . $encoding . ($varies ? "\0v" : '');
+        if ($plain && ($kept = $this->smallFiles->keptResponse($sent, $stat, $variant)) !== null) {
+            return $kept; // the usual request for a small file: nothing to decide again
+        }
+        $file = new FileFacts($stat['size'], $stat['mtime'], $stat['ino'], ContentTypes::for($real), $encoding, $varies);
         $answer = FileAnswers::decide($conditions, $file);
         if (!$answer->sendsBody) {
             return new Response($answer->status, $answer->headers);
         }
         if ($stat['size'] <= SmallFiles::MAX_FILE_BYTES && ($contents = $this->smallFiles->contents($sent, $stat)) !== null) {
             if ($answer->status === 200) {
-                return $conditions->ifNoneMatch === null && $conditions->ifModifiedSince === null && $conditions->range === null
-                    ? $this->smallFiles->wholeResponse($sent, $real . "\0" . $encoding . ($varies ? "\0v" : ''), static fn (): Response => new Response(200, $answer->headers, $contents))
+                return $plain
+                    ? $this->smallFiles->keepResponse($sent, $variant, new Response(200, $answer->headers, $contents))
                     : new Response(200, $answer->headers, $contents);
             }
 

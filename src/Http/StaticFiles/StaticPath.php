@@ -29,6 +29,11 @@ final class StaticPath
     /** @param string $raw the path below the prefix as sent (percent-encoded), "" or starting with "/" */
     public static function judge(string $raw, bool $allowDotfiles): self
     {
+        // The usual path ("/css/site.css"): nothing encoded, no dot segment or dotfile, no control character.
+        if ($raw !== '' && $raw[0] === '/' && \strpbrk($raw, "%\\\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f") === false
+            && !\str_contains($raw, '/.') && !\str_contains($raw, '//') && !\str_ends_with($raw, '/')) {
+            return new self(PathVerdict::Look, $raw);
+        }
         if (\preg_match('/%(?![0-9a-fA-F]{2})/', $raw) === 1) {
             return new self(PathVerdict::BadRequest);
         }
