@@ -18,14 +18,19 @@ declare(strict_types=1);
  *   POST /pollute           sets state a next request must not see (static property, a cookie)
  *   GET  /state             the state a request sees when it brings nothing (JSON)
  *   GET  /fail              throws (the error page must not show it)
+ *   GET  /stream/events?count=N&ms=M&token=T  N server-sent events M ms apart from a generator
+ *                           (Bobbin's EventStream); with a token, how the stream ended is written
+ *                           to a file the streaming test reads
  */
 
 use App\Database;
 use App\Probe;
 use Bobbin\Async\Async;
+use Bobbin\Async\CancelledException;
 use Bobbin\Frameworks\Concurrency;
 use Bobbin\Frameworks\OneRequestAtATime;
 use Bobbin\Frameworks\StaticProperties;
+use Bobbin\Http\Message\EventStream;
 use Bobbin\Http\RequestCancellation;
 use Bobbin\Postgres\Exception\UniqueViolationException;
 use Psr\Http\Message\ResponseInterface;
@@ -131,6 +136,33 @@ $app->post('/upload', static function (ServerRequestInterface $request, Response
         'size' => $file?->getSize(),
         'sha1' => $file === null ? null : \sha1((string) $file->getStream()),
     ]);
+});
+
+$app->get('/stream/events', static function (ServerRequestInterface $request): ResponseInterface {
+    $query = $request->getQueryParams();
+    $count = (int) ($query['count'] ?? 3);
+    $seconds = (int) ($query['ms'] ?? 300) / 1000;
+    $token = (string) \preg_replace('/\W/', '', (string) ($query['token'] ?? ''));
+    $cancellation = RequestCancellation::of($request);
+
+    return EventStream::response(static function () use ($count, $seconds, $token, $cancellation): \Generator {
+        $outcome = 'interrupted';
+        try {
+            for ($i = 1; $i <= $count; $i++) {
+                if ($i > 1) {
+                    Async::delay($seconds, $cancellation); // the worker serves other requests meanwhile
+                }
+                yield "event $i";
+            }
+            $outcome = 'completed';
+        } catch (CancelledException) {
+            $outcome = 'cancelled';
+        } finally {
+            if ($token !== '') {
+                \file_put_contents(\sys_get_temp_dir() . '/bobbin-stream-' . $token, $outcome);
+            }
+        }
+    });
 });
 
 $app->get('/fail', static function (): ResponseInterface {

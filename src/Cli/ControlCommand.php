@@ -160,31 +160,18 @@ final class ControlCommand
      */
     private static function parseArguments(string $command, array $arguments): array
     {
-        $pidFile = (string) (\getenv('BOBBIN_PID_FILE') ?: '');
+        $parsed = (new CommandLine($command, ['pid-file' => 'string', 'timeout' => 'string']))->parse($arguments);
+        if ($parsed->help) {
+            return ['', 0.0, true];
+        }
+        $pidFile = $parsed->options['pid-file'] ?? (string) (\getenv('BOBBIN_PID_FILE') ?: '');
         $timeout = 60.0;
-        $count = \count($arguments);
-        for ($i = 0; $i < $count; $i++) {
-            $argument = $arguments[$i];
-            if ($argument === '--help' || $argument === '-h') {
-                return ['', 0.0, true];
-            }
-            if (\preg_match('/^--(pid-file|timeout)(?:=(.*))?$/s', $argument, $m) !== 1) {
-                throw new UsageException(\sprintf('%s: unknown argument "%s" (try bin/bobbin %s --help)', $command, $argument, $command));
-            }
-            $value = $m[2] ?? null;
-            if ($value === null) {
-                if ($i + 1 >= $count) {
-                    throw new UsageException(\sprintf('Option --%s needs a value', $m[1]));
-                }
-                $value = $arguments[++$i];
-            }
-            if ($m[1] === 'pid-file') {
-                $pidFile = $value;
-            } elseif (\is_numeric($value) && (float) $value > 0) {
-                $timeout = (float) $value;
-            } else {
+        if (isset($parsed->options['timeout'])) {
+            $value = $parsed->options['timeout'];
+            if (!\is_numeric($value) || (float) $value <= 0) {
                 throw new UsageException('--timeout expects a positive number of seconds');
             }
+            $timeout = (float) $value;
         }
         if ($pidFile === '') {
             throw new UsageException(\sprintf('%s needs --pid-file=PATH (the one given to bin/bobbin serve)', $command));

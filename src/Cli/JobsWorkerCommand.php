@@ -6,7 +6,6 @@ namespace Bobbin\Cli;
 
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\DeferredFuture;
-use Bobbin\Async\Signals;
 use Bobbin\Http\RateLimitedLogger;
 use Bobbin\Http\StderrLogger;
 use Bobbin\Jobs\JobsConfig;
@@ -22,6 +21,7 @@ use Bobbin\Process\JobMaster;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\MasterFailedException;
 use Bobbin\Process\RecycleLimits;
+use Bobbin\Process\StopSignals;
 use Psr\Log\LogLevel;
 
 /**
@@ -140,13 +140,10 @@ final class JobsWorkerCommand
             }
             /** @var DeferredFuture<null> $stopped */
             $stopped = new DeferredFuture();
-            $stop = static function (int $signal) use ($stopped, $logger): void {
-                if (!$stopped->isComplete()) {
-                    $logger->info('Received signal {signal}; answering the tasks in hand, then stopping', ['signal' => $signal]);
-                    $stopped->complete();
-                }
-            };
-            $signals = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
+            $signals = new StopSignals(static function (int $signal) use ($stopped, $logger): void {
+                $logger->info('Received signal {signal}; answering the tasks in hand, then stopping', ['signal' => $signal]);
+                $stopped->complete();
+            });
             $logger->info('Taking jobs from {url} ({subject}, stream {stream}) with {n} job workers (pid {pid}, job master {master})', [
                 'url' => $nats->connection->describe(),
                 'subject' => $nats->awaitedSubject(),
@@ -157,9 +154,7 @@ final class JobsWorkerCommand
             ]);
             $stopped->future()->await();
             $server->stop($drain);
-            foreach ($signals as $id) {
-                Signals::off($id);
-            }
+            $signals->remove();
             $connection->close();
             $logger->info('Stopped after {n} tasks; {refused} messages refused', ['n' => $server->taken, 'refused' => Refusals::shared()->total()]);
         } finally {
@@ -182,10 +177,7 @@ final class JobsWorkerCommand
             '',
             'Options:',
         ];
-        foreach (self::OPTIONS as $name => $help) {
-            $lines[] = \sprintf('  --%-22s %s', $name . '=VALUE', $help);
-        }
-        $lines[] = \sprintf('  --%-22s %s', 'help', 'this text');
+        \array_push($lines, ...CommandLine::helpLines(\array_map(static fn (string $help): array => ['', $help], self::OPTIONS), false));
 
         return \implode("\n", $lines) . "\n";
     }
@@ -197,30 +189,9 @@ final class JobsWorkerCommand
      */
     private static function parse(array $arguments): array
     {
-        $options = [];
-        $count = \count($arguments);
-        for ($i = 0; $i < $count; $i++) {
-            $argument = $arguments[$i];
-            if ($argument === '--help' || $argument === '-h') {
-                return ['help' => '1'];
-            }
-            if (!\str_starts_with($argument, '--')) {
-                throw new UsageException(\sprintf('Unexpected argument "%s" (try bin/bobbin jobs-worker --help)', $argument));
-            }
-            [$name, $value] = \array_pad(\explode('=', \substr($argument, 2), 2), 2, null);
-            if (!isset(self::OPTIONS[$name])) {
-                throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin jobs-worker --help)', $name));
-            }
-            if ($value === null) {
-                if ($i + 1 >= $count) {
-                    throw new UsageException(\sprintf('Option --%s needs a value', $name));
-                }
-                $value = $arguments[++$i];
-            }
-            $options[$name] = $value;
-        }
+        $parsed = (new CommandLine('jobs-worker', \array_fill_keys(\array_keys(self::OPTIONS), 'string')))->parse($arguments);
 
-        return $options;
+        return $parsed->help ? ['help' => '1'] : $parsed->options;
     }
 
     /**

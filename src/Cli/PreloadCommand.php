@@ -25,27 +25,16 @@ final class PreloadCommand
     /** @param list<string> $arguments */
     public function run(array $arguments): int
     {
-        $appFile = null;
-        $paths = [];
-        $exclude = [];
-        $output = null;
-        foreach ($arguments as $argument) {
-            if (\str_starts_with($argument, '--request=')) {
-                $paths[] = \substr($argument, 10);
-            } elseif (\str_starts_with($argument, '--output=')) {
-                $output = \substr($argument, 9);
-            } elseif (\str_starts_with($argument, '--exclude=')) {
-                $exclude[] = \substr($argument, 10);
-            } elseif ($argument === '--help') {
-                \fwrite($this->stdout, self::help());
+        $parsed = (new CommandLine('preload', ['request' => 'string', 'output' => 'string', 'exclude' => 'string'], 'APP_FILE'))->parse($arguments);
+        if ($parsed->help) {
+            \fwrite($this->stdout, self::help());
 
-                return ExitCode::Ok->value;
-            } elseif (!\str_starts_with($argument, '--') && $appFile === null) {
-                $appFile = $argument;
-            } else {
-                throw new UsageException(\sprintf('preload: unknown argument "%s" (try bin/bobbin preload --help)', $argument));
-            }
+            return ExitCode::Ok->value;
         }
+        $appFile = $parsed->positional;
+        $paths = $parsed->every['request'] ?? [];
+        $exclude = $parsed->every['exclude'] ?? [];
+        $output = $parsed->options['output'] ?? null;
         if ($appFile === null) {
             throw new UsageException('preload: APP_FILE is missing (try bin/bobbin preload --help)');
         }

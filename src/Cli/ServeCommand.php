@@ -6,7 +6,6 @@ namespace Bobbin\Cli;
 
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\Async;
-use Bobbin\Async\Signals;
 use Bobbin\Http\AccessLog;
 use Bobbin\Http\InvalidConfigException;
 use Bobbin\Http\ListenAddress;
@@ -39,6 +38,7 @@ use Bobbin\Process\PidFile;
 use Bobbin\Process\PidFileException;
 use Bobbin\Process\ProcessShutdown;
 use Bobbin\Process\RecycleLimits;
+use Bobbin\Process\StopSignals;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
 use Psr\Log\LogLevel;
@@ -263,17 +263,17 @@ final class ServeCommand
 
             return ExitCode::Runtime->value;
         }
-        $stop = static function (int $signal) use ($server, $logger, $config): void {
-            if ($server->isStopping()) {
+        $signals = new StopSignals(
+            static function (int $signal) use ($server, $logger, $config): void {
+                $logger->info('Received signal {signal}; stopping gracefully (up to {s} s)', ['signal' => $signal, 's' => $config->drainTimeout]);
+                $server->stop($config->drainTimeout);
+            },
+            static function (int $signal) use ($server, $logger): void {
                 $logger->warning('Received signal {signal} again; closing every connection now', ['signal' => $signal]);
                 $server->abort();
-
-                return;
-            }
-            $logger->info('Received signal {signal}; stopping gracefully (up to {s} s)', ['signal' => $signal, 's' => $config->drainTimeout]);
-            $server->stop($config->drainTimeout);
-        };
-        $signalIds = [Signals::on(\SIGTERM, $stop), Signals::on(\SIGINT, $stop)];
+            },
+            $server->isStopping(...),
+        );
         $logger->info('Listening on {address} (pid {pid})', ['address' => $server->address(), 'pid' => \getmypid()]);
         if ($legacyLoop !== null && $handler instanceof LegacyGateway) {
             Async::run(static function () use ($server, $handler): void {
@@ -286,9 +286,7 @@ final class ServeCommand
         $server->stopped()->await();
         $jobMaster?->stop(5.0);
 
-        foreach ($signalIds as $id) {
-            Signals::off($id);
-        }
+        $signals->remove();
         $claimed?->release();
         $logger->info('Stopped');
 
@@ -468,24 +466,17 @@ final class ServeCommand
         ];
         $rows = [];
         foreach (self::OWN_OPTIONS as $name => [, $default, $help]) {
-            $rows[] = [$name, $default, $help];
+            $rows[$name] = [$default, $help];
         }
         foreach (ServerConfig::OPTIONS as $name => [, , $default, $help]) {
-            $rows[] = [$name, \is_bool($default) ? \var_export($default, true) : (string) $default, $help];
+            $rows[$name] = [\is_bool($default) ? \var_export($default, true) : (string) $default, $help];
         }
-        foreach ($rows as [$name, $default, $help]) {
-            $lines[] = \sprintf('  --%-30s %s', $name . '=VALUE', $help);
-            $lines[] = \sprintf('  %-32s %s%s', '', $default === '' ? '' : 'default ' . $default . ', ', 'env ' . self::envName($name));
-        }
-        $lines[] = \sprintf('  %-32s %s', '--help', 'this text');
+        \array_push($lines, ...CommandLine::helpLines($rows, true));
 
         return \implode("\n", $lines) . "\n";
     }
 
-    public static function envName(string $option): string
-    {
-        return 'BOBBIN_' . \strtoupper(\str_replace('-', '_', $option));
-    }
+
 
     /**
      * @param list<string> $arguments
@@ -494,55 +485,22 @@ final class ServeCommand
      */
     private static function parseArguments(array $arguments): array
     {
-        $appFile = null;
-        $options = [];
-        $count = \count($arguments);
-        for ($i = 0; $i < $count; $i++) {
-            $argument = $arguments[$i];
-            if ($argument === '--help' || $argument === '-h') {
-                return [null, [], true];
+        $types = [];
+        foreach (self::OWN_OPTIONS as $name => [$type]) {
+            $types[$name] = $type;
+        }
+        foreach (ServerConfig::OPTIONS as $name => [, $type]) {
+            $types[$name] = $type;
+        }
+        $parsed = (new CommandLine('serve', $types, 'APP_FILE', ['--no-opcache' => ['opcache', '0']]))->parse($arguments);
+        $options = $parsed->options;
+        foreach ($types as $name => $type) {
+            if ($type === 'list' && isset($parsed->every[$name])) {
+                $options[$name] = $parsed->every[$name]; // --static=A --static=B: both
             }
-            if ($argument === '--no-opcache') {
-                $options['opcache'] = '0';
-                continue;
-            }
-            if (\str_starts_with($argument, '--')) {
-                $equals = \strpos($argument, '=');
-                $name = $equals === false ? \substr($argument, 2) : \substr($argument, 2, $equals - 2);
-                if (!isset(self::OWN_OPTIONS[$name]) && !isset(ServerConfig::OPTIONS[$name])) {
-                    // Before looking for its value: an unknown option last has none to find.
-                    throw new UsageException(\sprintf('Unknown option --%s (try bin/bobbin serve --help)', $name));
-                }
-                if ($equals !== false) {
-                    $value = \substr($argument, $equals + 1);
-                } else {
-                    $type = self::OWN_OPTIONS[$name][0] ?? (ServerConfig::OPTIONS[$name][1] ?? null);
-                    if ($type === 'bool') {
-                        $value = '1';
-                    } elseif ($i + 1 < $count) {
-                        $value = $arguments[++$i];
-                    } else {
-                        throw new UsageException(\sprintf('Option --%s needs a value', $name));
-                    }
-                }
-                if ((ServerConfig::OPTIONS[$name][1] ?? null) === 'list') {
-                    $list = $options[$name] ?? [];
-                    $options[$name] = [...(\is_array($list) ? $list : [$list]), $value];
-                } else {
-                    $options[$name] = $value;
-                }
-                continue;
-            }
-            if (\str_starts_with($argument, '-') && $argument !== '-') {
-                throw new UsageException(\sprintf('Unknown option %s (try bin/bobbin serve --help)', $argument));
-            }
-            if ($appFile !== null) {
-                throw new UsageException(\sprintf('Unexpected argument "%s": serve takes one APP_FILE', $argument));
-            }
-            $appFile = $argument;
         }
 
-        return [$appFile, $options, false];
+        return [$parsed->positional, $options, $parsed->help];
     }
 
     /**
@@ -555,7 +513,7 @@ final class ServeCommand
     {
         $fromEnvironment = [];
         foreach (\array_merge(\array_keys(self::OWN_OPTIONS), \array_keys(ServerConfig::OPTIONS)) as $name) {
-            $value = $environment[self::envName($name)] ?? null;
+            $value = $environment[CommandLine::envName($name)] ?? null;
             if ($value !== null && $value !== '') {
                 $fromEnvironment[$name] = $value;
             }

@@ -88,11 +88,11 @@ final class Connection
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
     /**
-     * The handled request's cancellation (RequestCancellation), while it is handled.
-     *
+     * The handled request's cancellation (RequestCancellation), while it is handled and while a
+     * streamed body of its response is written (ResponseWriter lets go of it for the others).
      * @var CancellationSource|null
      */
-    private $cancellation = null;
+    public $cancellation = null;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
@@ -108,18 +108,18 @@ final class Connection
     /** @var float when the last response was written: an idle connection's phase starts then */
     private $doneAt = 0.0;
 
-    /**
-     * @param resource $socket non-blocking, read buffering off; public for FileSending's sendfile()
-     */
+    /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted; public for FileSending's sendfile() */
     public function __construct(
         private readonly ServerContext $context,
         private readonly OpenConnections $connections,
         private readonly RequestBudget $budget,
         public readonly mixed $socket,
         private readonly ConnectionOrigin $origin,
+        bool $encrypted = false,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
+        $encrypted && $this->watcher->noteTlsStarted(); // decrypted bytes OpenSSL holds wake no poll
         $now = Async::readyTime($socket);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
@@ -310,7 +310,7 @@ final class Connection
             $this->connections->unwatchParked($this->parkedWatch, $this->socket);
             $this->parkedWatch = null;
         }
-        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response'));
+        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response was complete'));
         $this->watcher->close();
         @\fclose($this->socket);
         $this->connections->closed($this);
@@ -414,7 +414,6 @@ final class Connection
                 $response = null;
             }
             $response = $context->classic->finish($response, $this->output, $head->method, $head->target);
-            $this->cancellation = null;
             if ($this->form !== null) {
                 $this->form->removeTemporaryFiles();
                 $this->form = null;
@@ -433,6 +432,7 @@ final class Connection
             } else {
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
             }
+            $this->cancellation = null; // live while a streamed body was written: its source stops when the client leaves
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;
@@ -511,16 +511,16 @@ final class Connection
     }
 
     /**
-     * Called by the sweeper: a client that hung up while its request is handled cancels the
-     * request (its statement on the database), when anything waits on that cancellation. Data
-     * the client sent meanwhile (a pipelined request) is not a hang-up.
+     * Called by the sweeper: a client that hung up while its request is handled or its streamed
+     * body's source produces cancels the request (its statement on the database, the stream),
+     * when anything waits on that cancellation. Data sent meanwhile (pipelined) is no hang-up.
      */
     public function checkForHangUp(): void
     {
         $cancellation = $this->cancellation;
         // Only a request something waited on (a database statement) is worth the check: a check
         // per sweep costs only the long requests, where a loop watch would cost every request.
-        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase !== ConnectionPhase::Handling || !Async::isReadableNow($this->socket)) {
+        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase === ConnectionPhase::Writing || !Async::isReadableNow($this->socket)) {
             return;
         }
         $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);

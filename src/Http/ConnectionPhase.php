@@ -19,6 +19,12 @@ enum ConnectionPhase
     case ReadingBody;
     /** The application has the request: 503 when the request timeout passes. */
     case Handling;
+    /**
+     * A streamed response body's source is producing its next piece (the application's
+     * stream, a generator, a framework's streamed callback): the piece is due within the
+     * request timeout, and the client is not judged on its reading rate meanwhile.
+     */
+    case Streaming;
     /** A response is stuck on a client that does not read: dropped at the write timeout. */
     case Writing;
     /** Waiting for the client to close after our last response: dropped shortly. */

@@ -81,6 +81,13 @@ final class ConnectionTimeouts
                 $this->statistics->dropped(ConnectionDrop::WriteTimeout);
 
                 return 0;
+            case ConnectionPhase::Streaming:
+                // The head is out: the response can only be cut.
+                $this->logger->warning('{method} {target} (request {request_id}): the response body gave no next piece within --request-timeout of {seconds} s; the response was cut', [
+                    'method' => $head?->method, 'target' => $head?->target, 'request_id' => $requestId, 'seconds' => $this->config->requestTimeout,
+                ]);
+
+                return 0;
             case ConnectionPhase::Closing:
                 return 0;
         }

@@ -146,7 +146,7 @@ final class OpenConnections
                 }
                 continue;
             }
-            if ($rank < 2 || $minRate === 0 || $phase === ConnectionPhase::Handling) {
+            if ($rank < 2 || $minRate === 0 || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Streaming) {
                 continue;
             }
             $elapsed = $now - $connection->windowStart;
@@ -181,7 +181,7 @@ final class OpenConnections
                 $connection->expire();
                 continue;
             }
-            if ($connection->phase === ConnectionPhase::Handling) {
+            if ($connection->phase === ConnectionPhase::Handling || $connection->phase === ConnectionPhase::Streaming) {
                 $connection->checkForHangUp();
                 continue;
             }

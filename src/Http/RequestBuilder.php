@@ -49,7 +49,7 @@ final class RequestBuilder
         $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
         $params['REQUEST_TIME'] = (int) $now;
         $params['REQUEST_TIME_FLOAT'] = $now;
-        $scheme = 'http';
+        $scheme = isset($params['HTTPS']) ? 'https' : 'http';
         if ($origin->behindTrustedProxy) {
             [$params['REMOTE_ADDR'], $scheme] = $this->trustedProxies->forwarded($head->headers, $origin->remoteAddress);
         }

@@ -12,7 +12,8 @@ use Psr\Log\LoggerInterface;
  * Puts a FramedResponse on the wire through a write function: the head and a small body in one
  * write (ResponseFramer read it already); a large, unknown-size or unseekable body a piece at a
  * time, each piece written before the next is read (so a slow client never makes the server
- * hold the whole body), chunk-framed when chunked.
+ * hold the whole body, and a body produced as it is read, a GeneratorStream, is paced by the
+ * client), chunk-framed when chunked, the head first then.
  *
  * @internal one per server, used by its connections
  */
@@ -54,6 +55,12 @@ final class ResponseBodyWriter
             $stream->rewind();
         }
         $remaining = $size ?? \PHP_INT_MAX;
+        if ($chunked) {
+            // A body of unknown size is often produced as it goes (events, a generator): the
+            // client gets the head now, not when the first piece is ready.
+            $write($pending);
+            $pending = '';
+        }
         while ($remaining > 0 && !$stream->eof()) {
             $piece = $stream->read(\min(self::PIECE_BYTES, $remaining));
             if ($piece === '') {

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
+use Bobbin\Async\CancelledException;
 use Bobbin\Async\FileSender;
 use Bobbin\Async\StreamClosedException;
 use Psr\Http\Message\ResponseInterface;
@@ -12,8 +13,8 @@ use Throwable;
 /**
  * Puts the application's response on a connection: framed by ResponseFramer (a response it
  * refuses goes out as a 500 instead), the connection in its write phase, the usual response in
- * one write, a streamed body through ResponseBodyWriter with the write phase's clock started
- * first. Apart from Connection, which keeps reading and the writes themselves
+ * one write, a streamed body through ResponseBodyWriter, the connection Streaming while the
+ * body's source produces and Writing while a piece goes out. Apart from Connection, which keeps reading and the writes themselves
  * (Connection::writeAll()); called once per response in place of Connection's own method, so
  * a request pays no extra call for it. Parameters a request passes are typed by @param, not
  * declared (docs/ASYNC.md, Rules: PHP 8.2's JIT checks a declared class type with a call).
@@ -48,6 +49,10 @@ final class ResponseWriter
                 'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
+            $connection->cancellation = null;
+            // Its body goes nowhere: a body that holds something until it is read or closed
+            // (a framework's streamed callback, the request gate) lets go now.
+            $response->getBody()->close();
 
             return $this->respondWithError($connection, 500, $keepAlive, null, $requestId);
         }
@@ -58,46 +63,68 @@ final class ResponseWriter
             // The usual response, one write: its write phase's clock and window start only if
             // it has to wait for the client (Connection::writeAll()), since nobody looks at a
             // connection's phase until its fiber waits (saves two clock reads per request).
+            // The request is done with: a client leaving now cancels nothing (terminate()).
+            $connection->cancellation = null;
             $connection->phaseSince = 0.0;
             $written = $connection->writeAll($framed->bytes);
             $keepAlive = $written && $framed->keepAlive;
 
             return $written;
         }
-        // A streamed body may wait on its own source before the first write: the clock starts now.
+        // A streamed body waits on its source before each piece (a generator, a framework's
+        // streamed callback: an event stream may wait minutes): meanwhile the connection is
+        // Streaming, its next piece due within the request timeout, and the client is not
+        // judged on a rate it cannot reach; each write is judged as a write.
+        $config = $context->config;
+        $connection->phase = ConnectionPhase::Streaming;
         $connection->phaseSince = $connection->windowStart = \microtime(true);
         $connection->windowBytes = 0;
-        $connection->deadline = $connection->phaseSince + $context->config->writeTimeout;
+        $connection->deadline = $connection->phaseSince + $config->requestTimeout;
         try {
             if ($framed->body instanceof StaticFiles\FileBody && ($sender = FileSender::instance()) !== null) {
-                // A large static file: sendfile(), no byte through PHP (a small one went in the head's write).
-                $whole = StaticFiles\FileSending::write($connection, $framed, $framed->body, $sender, $context->config->writeTimeout);
+                // A large static file: sendfile(), no byte through PHP (a small one went in the
+                // head's write). Its source never waits: it is a write from the start.
+                $connection->phase = ConnectionPhase::Writing;
+                $connection->deadline = $connection->phaseSince + $config->writeTimeout;
+                $whole = StaticFiles\FileSending::write($connection, $framed, $framed->body, $sender, $config->writeTimeout);
                 if ($whole !== null) {
                     $keepAlive = $whole && $framed->keepAlive;
 
                     return $whole;
                 }
             }
-            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection): void {
-                if (!$connection->writeAll($data)) {
+            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection, $config): void {
+                $connection->phase = ConnectionPhase::Writing;
+                $connection->phaseSince = $connection->windowStart = \microtime(true);
+                $connection->windowBytes = 0;
+                $connection->deadline = $connection->phaseSince + $config->writeTimeout;
+                // Closed while the source produced (the client hung up: checkForHangUp()).
+                if ($connection->isClosed() || !$connection->writeAll($data)) {
                     throw new WriteFailedException();
                 }
+                $connection->phase = ConnectionPhase::Streaming;
+                $connection->deadline = \microtime(true) + $config->requestTimeout;
             });
 
             return true;
         } catch (WriteFailedException) {
             $keepAlive = false;
+            // The client left mid-stream: the body's source stops (its waits take the cancellation).
+            $connection->cancellation?->cancel(new CancelledException('The client left before the response was complete'));
 
             return false;
         } catch (Throwable $error) {
             if ($error instanceof StreamClosedException) {
                 throw $error;
             }
+            $keepAlive = false;
+            if ($error instanceof CancelledException && $connection->isClosed()) {
+                return false; // the client left mid-stream and the body's source stopped: nothing failed
+            }
             // The application's body stream failed half-way: the response is cut, so is the connection.
             $context->logger->error('Writing the response to {method} {target} failed: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'error' => $error, 'exception' => $error,
             ]);
-            $keepAlive = false;
 
             return false;
         }

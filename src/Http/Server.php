@@ -71,6 +71,8 @@ final class Server
     private ?Timer $drainTimer = null;
     /** The SIGUSR1 handler that reopens --access-log-file, while serving. */
     private ?string $reopenSignal = null;
+    /** HTTPS on the listener (--tls-cert); null for plain HTTP. */
+    private ?TlsTermination $tls = null;
     private bool $stopping = false;
     /** @var DeferredFuture<null> */
     private readonly DeferredFuture $stopped;
@@ -165,6 +167,8 @@ final class Server
             $this->localPort = (int) \substr($name, $colon + 1);
             $this->address = \str_contains($this->localHost, ':') ? '[' . $this->localHost . ']:' . $this->localPort : $name;
         }
+        $this->tls = TlsTermination::fromConfig($this->config);
+        $this->tls?->applyTo($this->listener);
         $this->acceptWatcher = new StreamWatcher($this->listener);
         Async::run($this->acceptLoop(...))->ignore();
         $this->sweeper = Timer::every($this->config->sweepInterval(), fn () => $this->connections->sweep(\microtime(true)))->unreference();
@@ -330,7 +334,7 @@ final class Server
         $count = 0;
         foreach ($this->connections->all() as $connection) {
             $phase = $connection->phase;
-            if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing) {
+            if ($phase === ConnectionPhase::ReadingBody || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Writing || $phase === ConnectionPhase::Streaming) {
                 $count++;
             }
         }
@@ -472,6 +476,7 @@ final class Server
             'SERVER_ADDR' => $this->localHost,
             'SERVER_PORT' => (string) $this->localPort,
             'SERVER_SOFTWARE' => $this->config->serverHeader,
+            ...($this->tls !== null ? ['HTTPS' => 'on', 'REQUEST_SCHEME' => 'https'] : []),
             ...$this->context->scriptParams,
         ];
         $origin = new ConnectionOrigin(
@@ -481,7 +486,24 @@ final class Server
             $this->localPort === 0 ? 'localhost' : $this->address,
             $remoteAddress !== '' && $this->context->trustedProxies->contains($remoteAddress),
         );
-        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $origin);
+        if ($this->tls !== null) {
+            $this->tls->acceptThen($socket, fn () => $this->serve($socket, $origin, true));
+
+            return;
+        }
+        $this->serve($socket, $origin, false);
+    }
+
+    /** @param resource $socket */
+    private function serve($socket, ConnectionOrigin $origin, bool $encrypted): void
+    {
+        if ($this->stopping) {
+            \fclose($socket); // handshaken after the stop began
+            $this->finishStopIfDrained();
+
+            return;
+        }
+        $connection = new Connection($this->context, $this->connections, $this->budget, $socket, $origin, $encrypted);
         $this->connections->add($connection);
         $connection->start();
     }

@@ -41,6 +41,8 @@ final readonly class ServerConfig
         'stray-output' => ['strayOutput', 'string', 'body', 'what a request\'s echo, print or var_dump becomes: body (before the response body, as PHP-FPM sends it) or log (logged and dropped)'],
         'debug-errors' => ['debugErrors', 'bool', false, 'a 500 from an exception shows its chain and stack traces to the client (development only; by default a 500 says nothing but its status)'],
         'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
+        'tls-cert' => ['tlsCert', 'string', '', 'PEM file of the certificate (chain) to serve HTTPS with on --listen (TLS 1.2 and 1.3, ALPN http/1.1; each worker reads it at start, so a reload serves a renewed one; docs/HTTP.md)'],
+        'tls-key' => ['tlsKey', 'string', '', 'PEM file of --tls-cert\'s private key, unencrypted (default: the key in the --tls-cert file)'],
         'static' => ['static', 'list', '', 'serve the files of DIR for GET and HEAD before the application, under the URL prefix PREFIX (default /): [PREFIX=]DIR, repeatable (environment and config file: comma-separated); no .php file, directory listing or path out of DIR is ever served (docs/HTTP.md, Static files)'],
         'static-dotfiles' => ['staticDotfiles', 'bool', false, 'with --static: also serve files whose path has a segment starting with "." (.well-known is always served; by default the others get 404)'],
         'compression' => ['compression', 'bool', false, 'gzip responses of compressible types (text, JSON, JavaScript, XML, SVG) above --compression-min-bytes for clients that accept it (docs/HTTP.md, Compression)'],
@@ -72,6 +74,8 @@ final readonly class ServerConfig
         public bool $debugErrors = false,
         public string $strayOutput = 'body',
         public string $accessLogFile = '',
+        public string $tlsCert = '',
+        public string $tlsKey = '',
         /** @var list<string> --static values, [PREFIX=]DIR */
         public array $static = [],
         public bool $staticDotfiles = false,
@@ -110,6 +114,12 @@ final readonly class ServerConfig
         }
         if ($strayOutput !== 'body' && $strayOutput !== 'log') {
             throw new InvalidConfigException('--stray-output must be "body" or "log"');
+        }
+        if ($tlsKey !== '' && $tlsCert === '') {
+            throw new InvalidConfigException('--tls-key goes with --tls-cert');
+        }
+        if ($tlsCert !== '' && \str_starts_with($listen, 'unix:')) {
+            throw new InvalidConfigException('--tls-cert needs a TCP --listen address (a unix socket is local: no TLS there)');
         }
         foreach ($static as $mount) {
             StaticFiles\StaticMount::parse($mount);

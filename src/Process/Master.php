@@ -36,15 +36,13 @@ final class Master
     private const STATUS_EVERY_SECONDS = 0.25;
     private const FAILED_START_GRACE_SECONDS = 2.0;
 
+    /** The HTTP workers: spawned, replaced, reloaded and stopped as WorkerGroup decides; forked here (spawn()). */
+    private readonly WorkerGroup $group;
     private readonly WorkerRoster $workers;
-    private MasterPhase $phase = MasterPhase::Starting;
-    private readonly Reload $reload;
-    private float $stopDeadline = \INF;
     private ?MasterFailedException $failure = null;
     private bool $statusDirty = true;
     private float $statusWrittenAt = 0.0;
     private readonly float $started;
-    private readonly WorkerReplacements $replacements;
     /** The master's own pid: a forked worker unwinding through run() (the legacy mode's handoff) must not clean up. */
     private readonly int $pid;
     /** @var resource|null */
@@ -65,11 +63,19 @@ final class Master
         ?RestartPolicy $restarts = null,
     ) {
         $this->pid = (int) \getmypid();
-        $this->workers = new WorkerRoster();
-        $this->replacements = new WorkerReplacements($restarts ?? new RestartPolicy(), $logger);
         $this->started = \microtime(true);
         $this->metrics = new MasterMetrics($this->started);
-        $this->reload = new Reload($this->workers, $config->workers, $logger, $this->metrics, $this->spawn(...), $this->drain(...));
+        $this->group = new WorkerGroup(
+            WorkerKind::Http,
+            $config->workers,
+            $config->bootTimeout,
+            $this->spawn(...),
+            $logger,
+            $restarts ?? new RestartPolicy(),
+            $this->metrics,
+            $this->listening(...),
+        );
+        $this->workers = $this->group->workers();
         $this->jobs = $config->jobs === null ? null : new JobSupervisor($config->jobs, $logger, $this->forgetInJobWorker(...));
         $this->blocks = $config->legacy || !$config->blockStacks ? null : BlockWatch::create($config->blockThreshold);
         $this->watch = $config->watch ? new CodeWatch(\dirname((string) (\realpath($config->appFile) ?: $config->appFile))) : null;
@@ -112,9 +118,7 @@ final class Master
             // Job workers first: an HTTP worker's first task waits in their socket's queue until one is ready.
             $this->jobs?->open();
             $this->jobs?->start();
-            for ($i = 0; $i < $this->config->workers; $i++) {
-                $this->spawn($this->reload->serving());
-            }
+            $this->group->start();
             $this->supervise();
         } finally {
             $this->cleanUp();
@@ -135,13 +139,19 @@ final class Master
             $this->reloadOnCodeChange();
             $this->reap();
             $now = \microtime(true);
-            $this->enforceDeadlines($now);
+            $failure = $this->group->failure();
+            if ($failure !== null) {
+                $this->fail($failure);
+            }
             $this->askBlockedWorkersForTheirStack();
             $this->superviseJobWorkers($now);
-            if ($this->phase === MasterPhase::Stopping && $this->workers->isEmpty() && ($this->jobs === null || $this->jobs->isStopped())) {
+            if ($this->group->isStopped() && ($this->jobs === null || $this->jobs->isStopped())) {
                 return;
             }
-            $this->replaceMissingWorkers($now);
+            $this->group->poll($now);
+            if ($this->group->takeChanged()) {
+                $this->statusDirty = true;
+            }
             $this->writeStatus($now);
         }
     }
@@ -187,7 +197,7 @@ final class Master
         switch ($signal) {
             case \SIGTERM:
             case \SIGINT:
-                if ($this->phase === MasterPhase::Stopping) {
+                if ($this->group->phase() === MasterPhase::Stopping) {
                     $this->logger->warning('Received signal {signal} again; workers close every connection now', ['signal' => $signal]);
                     $this->workers->signalAll(\SIGINT);
                 } else {
@@ -198,7 +208,7 @@ final class Master
                 }
                 break;
             case \SIGHUP:
-                $this->reload->start($this->phase);
+                $this->group->reload();
                 $this->jobs?->reload();
                 break;
             case \SIGUSR1:
@@ -212,170 +222,45 @@ final class Master
 
     private function handleMessage(WorkerHandle $worker, WorkerMessage $message): void
     {
-        switch ($message->type) {
-            case WorkerMessage::READY:
-                $this->workerReady($worker);
-                break;
-            case WorkerMessage::BOOT_FAILED:
-                $worker->bootError = $message->string('message', 'the worker could not boot');
-                $worker->bootExitCode = $message->int('exitCode', 1) === 2 ? 2 : 1;
-                break;
-            case WorkerMessage::STATS:
-                $worker->stats = WorkerStats::fromMessage($message, $worker->pid, $worker->started);
-                $this->statusDirty = true;
-                $this->replacements->workerReported($worker);
-                break;
-            case WorkerMessage::METRICS:
-                $families = [];
-                foreach ((array) ($message->fields['families'] ?? []) as $data) {
-                    $family = \is_array($data) ? MetricFamily::fromArray($data) : null;
-                    if ($family !== null) {
-                        $families[] = $family;
-                    }
-                }
-                $this->admin?->answered($worker->pid, $message->int('id'), $families);
-                break;
-            case WorkerMessage::EXITING:
-                if ($worker->state === WorkerState::Ready || $worker->state === WorkerState::Retiring) {
-                    // Not a crash: no restart delay, no warning; replaceMissingWorkers() starts another.
-                    $worker->state = WorkerState::Draining;
-                    $worker->endReason = 'ended';
-                    $this->statusDirty = true;
-                    $this->logger->debug('Worker {pid} ends ({reason}); starting its replacement', [
-                        'pid' => $worker->pid, 'reason' => $message->string('reason', 'asked to'),
-                    ]);
-                }
-                break;
-            case WorkerMessage::RETIRING:
-                if ($worker->state === WorkerState::Ready && $this->phase === MasterPhase::Running) {
-                    $worker->state = WorkerState::Retiring;
-                    $this->statusDirty = true;
-                    $this->logger->info('Worker {pid} retires ({reason}); starting its replacement', [
-                        'pid' => $worker->pid, 'reason' => $message->string('reason', 'asked to'),
-                    ]);
-                }
-                break;
+        if ($this->group->handle($worker, $message) || $message->type !== WorkerMessage::METRICS) {
+            return;
         }
+        $families = [];
+        foreach ((array) ($message->fields['families'] ?? []) as $data) {
+            $family = \is_array($data) ? MetricFamily::fromArray($data) : null;
+            if ($family !== null) {
+                $families[] = $family;
+            }
+        }
+        $this->admin?->answered($worker->pid, $message->int('id'), $families);
     }
 
-    private function workerReady(WorkerHandle $worker): void
+    /** The whole first generation is ready: the server is up. */
+    private function listening(): void
     {
-        if ($worker->state !== WorkerState::Booting) {
-            return;
-        }
-        $worker->state = WorkerState::Ready;
-        $worker->readyAt = \microtime(true);
-        $this->statusDirty = true;
-        if ($this->phase === MasterPhase::Starting) {
-            if ($this->workers->countReady($this->reload->serving()) === $this->config->workers) {
-                $this->phase = MasterPhase::Running;
-                $this->logger->info('Listening on {address} (master pid {pid}, {count} workers)', [
-                    'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
-                ]);
-                if ($this->admin !== null) {
-                    $access = $this->admin->access();
-                    $this->logger->log(
-                        $access->exposure === AdminExposure::OpenToAnyone ? LogLevel::WARNING : LogLevel::INFO,
-                        'Admin on {admin}: /metrics, /status, /status.json, /health, /ready ({access})',
-                        ['admin' => $this->admin->address(), 'access' => $access->describe()],
-                    );
-                }
-            }
-
-            return;
-        }
-        if ($worker->generation === $this->reload->pending()) {
-            $this->reload->workerReady();
-
-            return;
-        }
-        // A replacement is serving: now the worker it replaces may drain.
-        foreach ($this->workers->all() as $other) {
-            if ($other->state === WorkerState::Retiring && $other->generation === $worker->generation) {
-                $this->drain($other, 'recycled');
-
-                return;
-            }
+        $this->logger->info('Listening on {address} (master pid {pid}, {count} workers)', [
+            'address' => $this->address, 'pid' => \getmypid(), 'count' => $this->config->workers,
+        ]);
+        if ($this->admin !== null) {
+            $access = $this->admin->access();
+            $this->logger->log(
+                $access->exposure === AdminExposure::OpenToAnyone ? LogLevel::WARNING : LogLevel::INFO,
+                'Admin on {admin}: /metrics, /status, /status.json, /health, /ready ({access})',
+                ['admin' => $this->admin->address(), 'access' => $access->describe()],
+            );
         }
     }
 
     private function reap(): void
     {
         while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
-            $worker = $this->workers->get($pid);
-            if ($worker === null) {
+            if ($this->group->reaped($pid, $status, $this->handleMessage(...)) === null) {
                 $this->jobs?->reaped($pid, $status);
                 continue;
             }
-            foreach ($worker->receive() as $message) {
-                $this->handleMessage($worker, $message);
-            }
-            $worker->closeChannel();
-            $this->workers->remove($pid);
             $this->admin?->workerEnded($pid);
             $this->blocks?->release($pid);
             $this->statusDirty = true;
-            $this->workerExited($worker, self::describeExit($status));
-        }
-    }
-
-    private function workerExited(WorkerHandle $worker, string $how): void
-    {
-        $expected = $this->phase === MasterPhase::Stopping || $worker->state === WorkerState::Draining;
-        $this->metrics->workerExited($expected ? ($worker->endReason !== '' ? $worker->endReason : 'stopped') : ($worker->bootError !== null ? 'boot_failed' : 'crashed'));
-        if ($expected) {
-            $this->logger->debug('Worker {pid} {how}', ['pid' => $worker->pid, 'how' => $how]);
-
-            return;
-        }
-        $reason = $worker->bootError ?? \sprintf('worker %d %s%s', $worker->pid, $how, $worker->readyAt === null ? ' before it was ready' : '');
-        if ($this->phase === MasterPhase::Starting && $worker->readyAt === null) {
-            $this->fail(new MasterFailedException($reason, $worker->bootError !== null ? $worker->bootExitCode : 1));
-
-            return;
-        }
-        if ($worker->generation === $this->reload->pending() && !$worker->hasServed()) {
-            $this->reload->abort($reason);
-
-            return;
-        }
-        $this->replacements->workerCrashed($worker, $how, $reason, \microtime(true));
-    }
-
-    /** Keeps the current generation at --workers (retiring workers do not count: they are being replaced). */
-    private function replaceMissingWorkers(float $now): void
-    {
-        if ($this->phase === MasterPhase::Stopping || !$this->replacements->isDue($now)) {
-            return;
-        }
-        $this->replaceMissing($this->reload->serving());
-        $pending = $this->reload->pending();
-        if ($pending !== null) {
-            $this->replaceMissing($pending); // a new worker that died serving (a reload goes on)
-        }
-    }
-
-    private function replaceMissing(int $generation): void
-    {
-        for ($i = $this->workers->countActive($generation); $i < $this->config->workers; $i++) {
-            $this->spawn($generation);
-        }
-    }
-
-    private function enforceDeadlines(float $now): void
-    {
-        if ($now >= $this->stopDeadline) {
-            if (!$this->workers->isEmpty() && $this->failure === null) {
-                $this->logger->warning('{count} worker(s) still running after the drain deadline; killing them', ['count' => $this->workers->count()]);
-            }
-            $this->workers->signalAll(\SIGKILL);
-            $this->stopDeadline = \INF;
-        }
-        foreach ($this->workers->all() as $worker) {
-            if ($worker->state === WorkerState::Booting && $now - $worker->started > $this->config->bootTimeout) {
-                $worker->bootError ??= \sprintf('worker %d did not report ready within %.0f s', $worker->pid, $this->config->bootTimeout);
-                $worker->signal(\SIGKILL);
-            }
         }
     }
 
@@ -390,14 +275,14 @@ final class Master
         }
     }
 
-    private function spawn(int $generation): void
+    /** Forks one HTTP worker (WorkerGroup's fork); null when it could not (the group retries in 1 s). */
+    private function spawn(int $generation): ?WorkerHandle
     {
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         if ($pair === false) {
             $this->logger->error('Cannot create a socket pair for a new worker; retrying in 1 s');
-            $this->replacements->holdUntil(\microtime(true) + 1.0);
 
-            return;
+            return null;
         }
         $slot = $this->blocks?->freeSlot();
         $pid = \pcntl_fork();
@@ -405,9 +290,8 @@ final class Master
             \fclose($pair[0]);
             \fclose($pair[1]);
             $this->logger->error('Cannot fork a worker: {error}; retrying in 1 s', ['error' => \pcntl_strerror(\pcntl_get_last_error())]);
-            $this->replacements->holdUntil(\microtime(true) + 1.0);
 
-            return;
+            return null;
         }
         if ($pid === 0) {
             \fclose($pair[0]);
@@ -418,9 +302,9 @@ final class Master
             $this->blocks?->assign($pid, $slot);
         }
         \stream_set_blocking($pair[0], false);
-        $this->workers->add(new WorkerHandle($pid, $generation, $pair[0], \microtime(true)));
         $this->metrics->workerStarts++;
-        $this->statusDirty = true;
+
+        return new WorkerHandle($pid, $generation, $pair[0], \microtime(true));
     }
 
     /**
@@ -447,25 +331,9 @@ final class Master
         exit($code);
     }
 
-    /** @param string $reason why it ends, the reason label of bobbin_worker_exits_total */
-    private function drain(WorkerHandle $worker, string $reason): void
-    {
-        $worker->state = WorkerState::Draining;
-        $worker->endReason = $reason;
-        $worker->signal(\SIGTERM);
-        $this->statusDirty = true;
-    }
-
     private function stop(float $deadlineSeconds): void
     {
-        $this->phase = MasterPhase::Stopping;
-        $this->reload->forget();
-        foreach ($this->workers->all() as $worker) {
-            if ($worker->state !== WorkerState::Draining) {
-                $this->drain($worker, 'stopped');
-            }
-        }
-        $this->stopDeadline = \microtime(true) + $deadlineSeconds;
+        $this->group->stop($deadlineSeconds);
         // New clients are refused from now on, not queued behind workers that no longer accept
         // and reset when the last copy of the socket closes. Each worker closes its own copy.
         $this->closeListener();
@@ -501,8 +369,8 @@ final class Master
             'address' => $this->address,
             'admin' => $this->admin?->address() ?? '',
             'workers' => $this->config->workers,
-            'generation' => $this->reload->serving(),
-            'phase' => \strtolower($this->phase->name),
+            'generation' => $this->group->generation(),
+            'phase' => \strtolower($this->group->phase()->name),
         ];
     }
 
@@ -530,13 +398,13 @@ final class Master
     /** --watch: a reload as SIGHUP's; checked only while none is under way, so no change is lost to "already under way". */
     private function reloadOnCodeChange(): void
     {
-        if ($this->watch !== null && $this->phase === MasterPhase::Running && $this->reload->pending() === null && ($file = $this->watch->poll(\microtime(true))) !== null) {
+        if ($this->watch !== null && $this->group->phase() === MasterPhase::Running && !$this->group->isReloading() && ($file = $this->watch->poll(\microtime(true))) !== null) {
             $this->logger->info('Code changed ({file}); reloading', ['file' => $file]);
             $this->handleSignal(\SIGHUP);
         }
     }
 
-        /**
+    /**
      * The job workers' turn (JobSupervisor): they go on serving tasks through a stop until the
      * last HTTP worker, which might still await one, has exited; a pool that cannot go on
      * stops the master.
@@ -547,7 +415,7 @@ final class Master
         if ($jobs === null) {
             return;
         }
-        if ($this->phase === MasterPhase::Stopping && $this->workers->isEmpty()) {
+        if ($this->group->isStopped()) {
             $jobs->stop($this->config->stopMargin);
         }
         $jobs->poll($now);
@@ -555,7 +423,7 @@ final class Master
             $this->statusDirty = true;
         }
         $failure = $jobs->failure();
-        if ($failure !== null && $this->phase !== MasterPhase::Stopping) {
+        if ($failure !== null && $this->group->phase() !== MasterPhase::Stopping) {
             $this->fail($failure);
         }
     }
@@ -580,16 +448,5 @@ final class Master
         if (\str_starts_with($this->address, 'unix:')) {
             @\unlink(\substr($this->address, 5));
         }
-    }
-
-    private static function describeExit(int $status): string
-    {
-        if (\pcntl_wifsignaled($status)) {
-            $signal = \pcntl_wtermsig($status);
-
-            return \sprintf('was killed by signal %d', $signal);
-        }
-
-        return \sprintf('exited with code %d', \pcntl_wexitstatus($status));
     }
 }

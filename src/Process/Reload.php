@@ -9,11 +9,11 @@ use Closure;
 use Psr\Log\LoggerInterface;
 
 /**
- * The HTTP workers' generations and their reload on SIGHUP: a new generation starts beside the
+ * A worker group's generations and their reload on SIGHUP: a new generation starts beside the
  * serving one, which drains once every new worker is ready (zero downtime); a new worker that
  * dies before it serves ends the reload, and the serving workers stay. One reload at a time.
- * Apart from Master, which asks it which generation serves and tells it of workers that got
- * ready or died; spawning and draining stay Master's (the closures).
+ * Apart from WorkerGroup, which asks it which generation serves and tells it of workers that got
+ * ready or died; spawning and draining stay the group's (the closures).
  */
 final class Reload
 {
@@ -27,10 +27,11 @@ final class Reload
      * @param Closure(WorkerHandle, string): void $drain ends a worker gracefully, with the reason label of bobbin_worker_exits_total
      */
     public function __construct(
+        private readonly WorkerKind $kind,
         private readonly WorkerRoster $workers,
         private readonly int $size,
         private readonly LoggerInterface $logger,
-        private readonly MasterMetrics $metrics,
+        private readonly ?MasterMetrics $metrics,
         private readonly Closure $spawn,
         private readonly Closure $drain,
     ) {
@@ -46,22 +47,24 @@ final class Reload
         return $this->pending;
     }
 
-    /** SIGHUP: starts the next generation, unless the master is not running or a reload is under way. */
+    /** SIGHUP: starts the next generation, unless the group is not running or a reload is under way. */
     public function start(MasterPhase $phase): void
     {
         if ($phase !== MasterPhase::Running) {
-            $this->logger->notice('SIGHUP ignored: the master is {phase}', ['phase' => \strtolower($phase->name)]);
+            $this->logger->notice($this->kind->reloadWords(ReloadStep::NotRunning), ['phase' => \strtolower($phase->name)]);
 
             return;
         }
         if ($this->pending !== null) {
-            $this->logger->notice('SIGHUP ignored: a reload is already under way');
+            $this->logger->notice($this->kind->reloadWords(ReloadStep::UnderWay));
 
             return;
         }
         $generation = $this->pending = $this->serving + 1;
-        $this->metrics->reloads++;
-        $this->logger->info('Reloading: starting {count} new worker(s) with the application as it is on disk now', ['count' => $this->size]);
+        if ($this->metrics !== null) {
+            $this->metrics->reloads++;
+        }
+        $this->logger->info($this->kind->reloadWords(ReloadStep::Starting), ['count' => $this->size]);
         for ($i = 0; $i < $this->size; $i++) {
             ($this->spawn)($generation);
         }
@@ -86,13 +89,13 @@ final class Reload
         }
         $this->serving = $new;
         $this->pending = null;
-        $this->logger->info('Reload complete: {count} new worker(s) serve; {old} old one(s) drain', ['count' => $this->size, 'old' => $old]);
+        $this->logger->info($this->kind->reloadWords(ReloadStep::Complete), ['count' => $this->size, 'old' => $old]);
     }
 
     /** A worker of the generation being started died before it served: the reload fails, the serving workers stay. */
     public function abort(string $reason): void
     {
-        $this->logger->error('Reload failed, the running workers stay: {reason}', ['reason' => $reason]);
+        $this->logger->error($this->kind->reloadWords(ReloadStep::Failed), ['reason' => $reason]);
         foreach ($this->workers->all() as $worker) {
             if ($worker->generation === $this->pending && $worker->state !== WorkerState::Draining) {
                 ($this->drain)($worker, 'reload_aborted');

@@ -9,7 +9,6 @@ use Bobbin\Platform\ByteSize;
 use Bobbin\Async\Async;
 use Bobbin\Async\BlockProbe;
 use Bobbin\Async\LoopHeartbeat;
-use Bobbin\Async\Signals;
 use Bobbin\Async\Timer;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyGateway;
@@ -105,16 +104,15 @@ final class Worker
             return 1;
         }
 
-        $stop = function (int $signal) use ($server): void {
-            if ($server->isStopping()) {
+        new StopSignals(
+            function () use ($server): void {
+                $server->stop($this->config->server->drainTimeout, $this->config->idleGrace);
+            },
+            static function () use ($server): void {
                 $server->abort();
-
-                return;
-            }
-            $server->stop($this->config->server->drainTimeout, $this->config->idleGrace);
-        };
-        Signals::on(\SIGTERM, $stop);
-        Signals::on(\SIGINT, $stop);
+            },
+            $server->isStopping(...),
+        );
         $registry = Registry::default();
         $registry->add($server->metrics());
         $process = new ProcessCollector();

@@ -12,7 +12,7 @@ return Application::configure(basePath: dirname(__DIR__))
         health: '/up',
     )
     ->withMiddleware(function (Middleware $middleware): void {
-        $middleware->validateCsrfTokens(except: ['pollute', 'items', 'upload']);
+        $middleware->validateCsrfTokens(except: ['pollute', 'items', 'upload', 'upload/*']);
     })
     ->withExceptions(function (Exceptions $exceptions): void {
         //

@@ -7,6 +7,7 @@
 
 use App\Probe;
 use Bobbin\Async\Async;
+use Bobbin\Async\CancelledException;
 use Illuminate\Auth\GenericUser;
 use Illuminate\Database\UniqueConstraintViolationException;
 use Illuminate\Http\Request;
@@ -101,4 +102,92 @@ Route::get('/visits', static function () {
     session()->put('visits', session('visits', 0) + 1);
 
     return response()->json(['visits' => session('visits')]);
+});
+
+// Streamed responses: each event flushed, then a wait of ?ms= before the next; with ?token= the
+// way the stream ended (completed, cancelled) is written to a file the test reads.
+$streamParameters = static fn (Request $request): array => [
+    (int) $request->query('count', '3'),
+    (int) $request->query('ms', '300') / 1000,
+    (string) preg_replace('/\\W/', '', (string) $request->query('token', '')),
+    $request->attributes->get('bobbin.cancellation'),
+];
+$recordOutcome = static function (string $token, string $outcome): void {
+    if ($token !== '') {
+        file_put_contents(sys_get_temp_dir().'/bobbin-stream-'.$token, $outcome);
+    }
+};
+
+Route::get('/stream/events', static function (Request $request) use ($streamParameters, $recordOutcome) {
+    [$count, $seconds, $token, $cancellation] = $streamParameters($request);
+
+    return response()->eventStream(static function () use ($count, $seconds, $token, $cancellation, $recordOutcome) {
+        $outcome = 'interrupted';
+        try {
+            for ($i = 1; $i <= $count; $i++) {
+                if ($i > 1) {
+                    Async::delay($seconds, $cancellation);
+                }
+                yield "event $i";
+            }
+            $outcome = 'completed';
+        } catch (CancelledException) {
+            $outcome = 'cancelled';
+        } finally {
+            $recordOutcome($token, $outcome);
+        }
+    });
+});
+
+Route::get('/stream/chunks', static function (Request $request) use ($streamParameters, $recordOutcome) {
+    [$count, $seconds, $token, $cancellation] = $streamParameters($request);
+
+    return response()->stream(static function () use ($count, $seconds, $token, $cancellation, $recordOutcome) {
+        $outcome = 'interrupted';
+        try {
+            for ($i = 1; $i <= $count; $i++) {
+                if ($i > 1) {
+                    Async::delay($seconds, $cancellation);
+                }
+                // request(): the application's current request, this one's in every mode.
+                echo "data: event $i of ".request()->query('tag', '-')."\n\n";
+                ob_flush();
+                flush();
+            }
+            $outcome = 'completed';
+        } catch (CancelledException) {
+            $outcome = 'cancelled';
+        } finally {
+            $recordOutcome($token, $outcome);
+        }
+    }, 200, ['Content-Type' => 'text/event-stream', 'X-Accel-Buffering' => 'no']);
+});
+
+Route::post('/upload/store', static function (Request $request) {
+    $request->validate(['document' => 'required|file']);
+    $file = $request->file('document');
+    $valid = $file->isValid();
+    $path = $file->storeAs('uploads', bin2hex(random_bytes(8)).'.bin', 'local');
+    $moved = $file->move(storage_path('app/moved'), bin2hex(random_bytes(8)).'.bin');
+    $movedSha1 = sha1_file($moved->getPathname());
+    unlink($moved->getPathname());
+
+    $storedSha1 = sha1((string) Illuminate\Support\Facades\Storage::disk('local')->get($path));
+    Illuminate\Support\Facades\Storage::disk('local')->delete($path);
+
+    return response()->json([
+        'valid' => $valid,
+        'stored' => $path,
+        'sha1' => $storedSha1,
+        'moved_sha1' => $movedSha1,
+    ]);
+});
+
+Route::post('/upload/optional', static function (Request $request) {
+    $request->validate(['document' => 'nullable|file']);
+
+    return response()->json([
+        'file' => $request->file('document') === null ? null : 'present',
+        'has' => $request->hasFile('document'),
+    ]);
 });

@@ -14,11 +14,13 @@ use Bobbin\Frameworks\RequestScope;
 use Bobbin\Frameworks\Resets;
 use Bobbin\Frameworks\StaticProperties;
 use Bobbin\Frameworks\Symfony\HttpFoundationBridge;
+use Bobbin\Frameworks\Symfony\StreamedBody;
 use Bobbin\Http\RequestCancellation;
 use Closure;
 use Illuminate\Contracts\Http\Kernel as HttpKernel;
 use Illuminate\Foundation\Application;
 use Illuminate\Http\Request;
+use Illuminate\Http\UploadedFile;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Server\RequestHandlerInterface;
@@ -43,6 +45,7 @@ final class LaravelHandler implements RequestHandlerInterface
         private readonly HttpKernel $kernel,
         private readonly RequestGate $gate,
         private readonly array $afterEach,
+        private readonly ?FiberContext $context = null,
         private readonly HttpFoundationBridge $bridge = new HttpFoundationBridge(),
     ) {
     }
@@ -72,13 +75,15 @@ final class LaravelHandler implements RequestHandlerInterface
         if ($resetStatics !== []) {
             $resets[] = StaticProperties::capture(...$resetStatics)->restore(...);
         }
+        $context = null;
         if ($concurrency === Concurrency::Concurrent) {
             // Per-fiber context: each request's state leaves the application while it waits. The
             // services it swaps are resolved now; the URL generator wants a request to exist.
             if (!$app->bound('request')) {
                 $app->instance('request', Request::create('http://localhost/'));
             }
-            Async::keepPerFiber(new FiberContext($app));
+            $context = new FiberContext($app);
+            Async::keepPerFiber($context);
             $resets[] = static function () use ($app): void {
                 // A request's connections (its pooled sessions) end with it.
                 $db = $app->make('db');
@@ -88,7 +93,7 @@ final class LaravelHandler implements RequestHandlerInterface
             };
         }
 
-        return new self($app, $kernel, new RequestGate($concurrency), $resets);
+        return new self($app, $kernel, new RequestGate($concurrency), $resets, $context);
     }
 
     public function application(): Application
@@ -111,12 +116,18 @@ final class LaravelHandler implements RequestHandlerInterface
         try {
             $laravelRequest = $this->toLaravelRequest($request);
             $laravelResponse = $this->kernel->handle($laravelRequest);
-            $response = $this->bridge->toPsrResponse($laravelResponse);
+            $response = $this->bridge->toPsrResponse($laravelResponse, $laravelRequest->getMethod(), $cancellation);
         } catch (\Throwable $error) {
             $this->finish($lock);
             throw $error;
         }
-        Async::run($this->terminate(...), $laravelRequest, $laravelResponse, $lock)->ignore();
+        $body = $response->getBody();
+        if ($body instanceof StreamedBody) {
+            // Its callback runs while the server sends it, still inside the gate; terminate() after.
+            $body->afterwards(fn () => $this->terminate($laravelRequest, $laravelResponse, $lock));
+        } else {
+            Async::run($this->terminate(...), $laravelRequest, $laravelResponse, $lock)->ignore();
+        }
 
         return $response;
     }
@@ -129,26 +140,52 @@ final class LaravelHandler implements RequestHandlerInterface
     private function handleConcurrently(ServerRequestInterface $request, ?Cancellation $cancellation): ResponseInterface
     {
         RequestScope::enter($cancellation);
+        $streamed = false;
         try {
             $laravelRequest = $this->toLaravelRequest($request);
             $laravelResponse = $this->kernel->handle($laravelRequest);
-            $response = $this->bridge->toPsrResponse($laravelResponse);
-            try {
-                $this->kernel->terminate($laravelRequest, $laravelResponse);
-            } catch (\Throwable $error) {
-                ErrorReporter::report($error, \sprintf('Laravel terminate() failed after %s %s', $laravelRequest->getMethod(), $laravelRequest->getRequestUri()));
+            $response = $this->bridge->toPsrResponse($laravelResponse, $laravelRequest->getMethod(), $cancellation);
+            $body = $response->getBody();
+            if ($body instanceof StreamedBody && $this->context !== null) {
+                // The callback runs in a fiber of its own while the server sends the body: the
+                // request's state moves there (this fiber goes on as after the request), and
+                // terminate() and the resets follow the callback, in that fiber.
+                $state = $this->context->save();
+                $streamed = true;
+                $body->afterwards(function () use ($laravelRequest, $laravelResponse): void {
+                    try {
+                        $this->terminateInPlace($laravelRequest, $laravelResponse);
+                    } finally {
+                        $this->finish(null);
+                        RequestScope::leave();
+                    }
+                }, fn () => $this->context->restore($state));
+
+                return $response;
             }
+            $this->terminateInPlace($laravelRequest, $laravelResponse);
 
             return $response;
         } finally {
-            $this->finish(null);
-            RequestScope::leave();
+            if (!$streamed) {
+                $this->finish(null);
+                RequestScope::leave();
+            }
+        }
+    }
+
+    private function terminateInPlace(Request $request, Response $response): void
+    {
+        try {
+            $this->kernel->terminate($request, $response);
+        } catch (\Throwable $error) {
+            ErrorReporter::report($error, \sprintf('Laravel terminate() failed after %s %s', $request->getMethod(), $request->getRequestUri()));
         }
     }
 
     private function toLaravelRequest(ServerRequestInterface $request): Request
     {
-        $laravelRequest = $this->bridge->toSymfonyRequest($request, Request::class);
+        $laravelRequest = $this->bridge->toSymfonyRequest($request, Request::class, UploadedFile::class);
         if ($laravelRequest->isJson()) {
             // As Request::createFromBase() does for Request::capture().
             $laravelRequest->request = $laravelRequest->json();

@@ -25,7 +25,8 @@ use Symfony\Component\HttpKernel\TerminableInterface;
  * request. Each request passes the gate (one at a time by default), is converted, handled and
  * converted back; the response goes to the server, and only then the kernel's terminate()
  * (kernel.terminate listeners: mails, profiler…) runs, in its own fiber, after which the gate
- * opens for the next request. Services tagged kernel.reset (ResetInterface) are reset by the
+ * opens for the next request. A StreamedResponse's callback runs while the server sends it
+ * (StreamedBody), inside the gate; terminate() follows it. Services tagged kernel.reset (ResetInterface) are reset by the
  * kernel itself when the next main request boots it, as Symfony does in any long-lived process.
  */
 final class KernelHandler implements RequestHandlerInterface
@@ -53,14 +54,20 @@ final class KernelHandler implements RequestHandlerInterface
         try {
             $symfonyRequest = $this->bridge->toSymfonyRequest($request);
             $symfonyResponse = $this->kernel->handle($symfonyRequest);
-            $response = $this->bridge->toPsrResponse($symfonyResponse);
+            $response = $this->bridge->toPsrResponse($symfonyResponse, $symfonyRequest->getMethod(), $cancellation);
         } catch (\Throwable $error) {
             // HttpKernel turns what a controller throws into an error page; what escapes it
             // (or the conversion) goes to the server's 500, and the next request may enter.
             $this->finish($lock);
             throw $error;
         }
-        Async::run($this->terminate(...), $symfonyRequest, $symfonyResponse, $lock)->ignore();
+        $body = $response->getBody();
+        if ($body instanceof StreamedBody) {
+            // Its callback runs while the server sends it, still inside the gate; terminate() after.
+            $body->afterwards(fn () => $this->terminate($symfonyRequest, $symfonyResponse, $lock));
+        } else {
+            Async::run($this->terminate(...), $symfonyRequest, $symfonyResponse, $lock)->ignore();
+        }
 
         return $response;
     }

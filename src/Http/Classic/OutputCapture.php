@@ -21,7 +21,11 @@ use Psr\Log\LoggerInterface;
  * requests that run meanwhile (one request at a time — the legacy mode, the framework adapters'
  * default — is exact).
  *
- * @internal part of the capture of PHP's own response functions
+ * A fiber's output can also go somewhere as it is written (redirect()): the framework adapters'
+ * streamed responses send what their callback echoes while it runs.
+ *
+ * @internal part of the capture of PHP's own response functions, and of the framework adapters'
+ *           streamed responses
  */
 final class OutputCapture
 {
@@ -90,6 +94,23 @@ final class OutputCapture
         return self::$byFiber[$fiber] = new CapturedOutput();
     }
 
+    /**
+     * Sends what the current fiber writes from now on to $sink, each write as it is made (the
+     * sink runs inside PHP's output handler: it must not echo, wait or throw); end() stops it.
+     * Null outside a fiber or before install(): nothing is redirected.
+     *
+     * @param \Closure(string): void $sink
+     */
+    public static function redirect(\Closure $sink): ?CapturedOutput
+    {
+        $fiber = Async::currentFiber();
+        if ($fiber === null || self::$byFiber === null) {
+            return null;
+        }
+
+        return self::$byFiber[$fiber] = new CapturedOutput($sink);
+    }
+
     /** Ends capturing for $output's fiber (the current one) and returns what was written. */
     public static function end(?CapturedOutput $output): string
     {
@@ -112,6 +133,11 @@ final class OutputCapture
         $capture = $fiber === null ? self::$main : (self::$byFiber[$fiber] ?? null);
         if ($capture === null) {
             return $chunk;
+        }
+        if ($capture->sink !== null) {
+            ($capture->sink)($chunk);
+
+            return '';
         }
         $capture->contents .= $chunk;
 

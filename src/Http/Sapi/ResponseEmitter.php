@@ -42,8 +42,17 @@ final class ResponseEmitter
 
             return;
         }
+        $produced = $body->getSize() === null; // a GeneratorStream: each piece goes out as it comes
         while (!$body->eof()) {
-            echo $body->read(self::CHUNK_BYTES);
+            $piece = $body->read(self::CHUNK_BYTES);
+            if ($piece === '') {
+                break;
+            }
+            echo $piece;
+            if ($produced) {
+                @\ob_flush();
+                \flush();
+            }
         }
     }
 }

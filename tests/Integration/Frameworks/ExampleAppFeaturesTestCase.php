@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Frameworks;
 
 use Bobbin\Tests\Support\EmbeddedPostgres;
 use Bobbin\Tests\Support\Frameworks\AppServer;
+use Bobbin\Tests\Support\Frameworks\CurlStream;
 use Bobbin\Tests\Support\Frameworks\ExampleApp;
 use Bobbin\Tests\Support\Frameworks\Requests;
 use Bobbin\Tests\Support\HttpResponse;
@@ -15,7 +16,8 @@ use PHPUnit\Framework\TestCase;
  * The example applications' own feature tests: reading and writing the database through the
  * framework's own layer (Doctrine DBAL and Laravel's query builder on Bobbin's pool, Bobbin's
  * pool in Slim), validation, a unique violation as 409, a multipart upload, a session that
- * follows its cookie. Each app runs them under Bobbin and under nginx + PHP-FPM.
+ * follows its cookie, streamed responses whose events arrive as they are flushed. Each app runs
+ * them under Bobbin and under nginx + PHP-FPM.
  */
 abstract class ExampleAppFeaturesTestCase extends TestCase
 {
@@ -129,5 +131,130 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         self::assertSame(['visits' => 1], $first->json());
         self::assertSame(['visits' => 2], $second->json());
         self::assertSame(['visits' => 1], $stranger->json());
+    }
+
+    /**
+     * The app's streamed routes (four events 300 ms apart) and the texts each sends, in order.
+     *
+     * @return array<string, list<string>>
+     */
+    private static function streams(): array
+    {
+        $events = ['data: event 1', 'data: event 2', 'data: event 3', 'data: event 4'];
+
+        return match (static::app()) {
+            ExampleApp::Symfony => ['/stream/events?count=4&ms=300' => $events, '/stream/json?count=4&ms=300' => ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}]}']],
+            ExampleApp::Laravel => ['/stream/events?count=4&ms=300' => $events, '/stream/chunks?count=4&ms=300' => $events],
+            ExampleApp::Slim => ['/stream/events?count=4&ms=300' => $events],
+        };
+    }
+
+    public function testEachEventOfAStreamedResponseArrivesWhenItIsFlushedNotAtTheEnd(): void
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+        foreach (self::streams() as $target => $texts) {
+            $stream = CurlStream::read($server->url($target));
+
+            $arrivals = \array_map($stream->arrivalOf(...), $texts);
+            self::assertNotContains(null, $arrivals, "$target sent: " . $stream->body());
+            self::assertSame($arrivals, \array_values(\array_unique($arrivals)), "$target: each text arrives on its own, " . \json_encode($stream->pieces));
+            // Three waits of 300 ms between the first text and the last.
+            self::assertGreaterThan(0.6, \end($arrivals) - $arrivals[0], "$target: " . \json_encode($stream->pieces));
+        }
+    }
+
+    public function testAHeadRequestForAStreamGetsTheHeadAloneAndTheNextRequestIsServed(): void
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+
+        $head = self::send('HEAD', '/stream/events?count=2&ms=50');
+        $next = self::send('GET', '/health');
+
+        self::assertSame(200, $head->status);
+        self::assertStringStartsWith('text/event-stream', $head->headers['content-type'][0] ?? '');
+        self::assertSame('', $head->body);
+        self::assertSame(200, $next->status);
+    }
+
+    public function testTwoStreamsAtOnceEachSeeTheirOwnRequestInTheirCallback(): void
+    {
+        if (static::app() !== ExampleApp::Laravel) {
+            self::markTestSkipped('Laravel\'s request() in a streamed callback');
+        }
+        $server = static::$server;
+        self::assertNotNull($server);
+        $streams = \array_map(
+            static fn (string $tag): array => ['GET', "/stream/chunks?count=3&ms=200&tag=$tag", []],
+            ['first', 'second'],
+        );
+
+        [$first, $second] = Requests::concurrently($server->host, $server->port, [...$streams, ['GET', '/probe/7?q=probe&ms=100', []]]);
+
+        self::assertSame("data: event 1 of first\n\ndata: event 2 of first\n\ndata: event 3 of first\n\n", $first->body);
+        self::assertSame("data: event 1 of second\n\ndata: event 2 of second\n\ndata: event 3 of second\n\n", $second->body);
+    }
+
+    public function testAClientThatHangsUpMidStreamCancelsTheStreamAndTheNextRequestIsServed(): void
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+        if (!$server->isBobbin()) {
+            self::markTestSkipped('PHP-FPM stops a script whose client left at its next write, without a cancellation to observe');
+        }
+        $token = \bin2hex(\random_bytes(6));
+        $file = \sys_get_temp_dir() . '/bobbin-stream-' . $token;
+        $start = \microtime(true);
+
+        $stream = CurlStream::read($server->url("/stream/events?count=40&ms=300&token=$token"), 'data: event', 2);
+        while (!\is_file($file) && \microtime(true) - $start < 8.0) {
+            \usleep(20000);
+        }
+        $ended = \microtime(true) - $start;
+        $outcome = \is_file($file) ? (string) \file_get_contents($file) : 'still running';
+        @\unlink($file);
+
+        self::assertStringContainsString('data: event 2', $stream->body());
+        if (static::app() === ExampleApp::Slim) {
+            // A generator (EventStream) waits in its own wait, which the cancellation ends, or sits
+            // at a yield when a write finds the client gone, and is dropped (its `finally` runs).
+            self::assertContains($outcome, ['cancelled', 'interrupted'], $server->log());
+        } else {
+            self::assertSame('cancelled', $outcome, $server->log());
+        }
+        self::assertLessThan(3.0, $ended, 'the stream of 40 events 300 ms apart ended soon after the client left');
+        self::assertSame(200, Requests::one($server->host, $server->port, 'GET', '/health')->status);
+    }
+
+    public function testAnUploadedFileIsValidAndTheAppCanStoreIt(): void
+    {
+        if (static::app() !== ExampleApp::Laravel) {
+            self::markTestSkipped('Laravel\'s `file` rule and store()');
+        }
+        $contents = \random_bytes(2000);
+        [$type, $body] = Requests::multipart([], ['document' => ['report.bin', $contents]]);
+
+        $response = self::send('POST', '/upload/store', ['Content-Type' => $type], $body);
+
+        self::assertSame(200, $response->status, $response->body);
+        $stored = (array) $response->json();
+        self::assertTrue($stored['valid']);
+        self::assertSame(\sha1($contents), $stored['sha1']);
+        self::assertSame(\sha1($contents), $stored['moved_sha1']);
+        self::assertStringStartsWith('uploads/', (string) $stored['stored']);
+    }
+
+    public function testAnEmptyFileInputIsNoFileAsUnderPhpFpm(): void
+    {
+        if (static::app() === ExampleApp::Slim) {
+            self::markTestSkipped('PSR-7 keeps an empty file input as an UploadedFile with UPLOAD_ERR_NO_FILE, under PHP-FPM too');
+        }
+        [$type, $body] = Requests::multipart(['field' => 'value'], ['document' => ['', '']]);
+
+        $response = self::send('POST', '/upload/optional', ['Content-Type' => $type], $body);
+
+        self::assertSame(200, $response->status, $response->body);
+        self::assertSame(['file' => null, 'has' => false], $response->json());
     }
 }

@@ -76,6 +76,16 @@ final class AppServer
         return (int) \substr($name, \strrpos($name, ':') + 1);
     }
 
+    public function isBobbin(): bool
+    {
+        return $this->bobbin !== null;
+    }
+
+    public function url(string $target): string
+    {
+        return "http://{$this->host}:{$this->port}$target";
+    }
+
     /** What the server logged (Bobbin only). */
     public function log(): string
     {

@@ -13,6 +13,9 @@ declare(strict_types=1);
  *   /throw           the handler throws
  *   /stream?bytes=N  N bytes of unknown size (chunked in 1.1, close-delimited in 1.0)
  *   /big?bytes=N     N bytes of known size
+ *   /events?count=N&ms=M&first_ms=F&token=T  N server-sent events M ms apart (the first after F ms)
+ *                    from a generator (EventStream); with a token, how the generator ended
+ *                    (completed, cancelled, abandoned) is written to a file the test reads
  *   /status?code=N   an empty response with that status
  *   /upload-paths    JSON of the temporary files of the request's uploads (they must be gone after it)
  *   /classic?what=W  PHP's own response functions: echo, header, cookie, code, sent (see the route)
@@ -26,6 +29,9 @@ declare(strict_types=1);
  */
 
 use Bobbin\Async\Async;
+use Bobbin\Async\CancelledException;
+use Bobbin\Http\Message\EventStream;
+use Bobbin\Http\Message\ServerSentEvent;
 use Bobbin\Http\RequestCancellation;
 use Bobbin\Postgres\Exception\ConnectionLostException;
 use Bobbin\Tests\Support\Http\GeneratedStream;
@@ -91,6 +97,29 @@ return static function (ServerRequestInterface $request): ResponseInterface {
             throw new \RuntimeException('secret detail that must not reach the client');
         case '/stream':
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), false));
+        case '/events':
+            $cancellation = RequestCancellation::of($request);
+            $token = (string) \preg_replace('/\W/', '', (string) ($query['token'] ?? ''));
+
+            return EventStream::response(static function () use ($query, $cancellation, $token): \Generator {
+                $outcome = 'abandoned';
+                try {
+                    Async::delay((int) ($query['first_ms'] ?? 0) / 1000, $cancellation);
+                    for ($i = 1, $count = (int) ($query['count'] ?? 3); $i <= $count; $i++) {
+                        if ($i > 1) {
+                            Async::delay((int) ($query['ms'] ?? 300) / 1000, $cancellation);
+                        }
+                        yield new ServerSentEvent("event $i", id: (string) $i);
+                    }
+                    $outcome = 'completed';
+                } catch (CancelledException) {
+                    $outcome = 'cancelled';
+                } finally {
+                    if ($token !== '') {
+                        \file_put_contents(\sys_get_temp_dir() . '/bobbin-stream-' . $token, $outcome);
+                    }
+                }
+            });
         case '/big':
             return new Response(200, ['Content-Type' => 'application/octet-stream'], new GeneratedStream((int) ($query['bytes'] ?? 1000), true));
         case '/upload-paths':

@@ -18,7 +18,7 @@ final class HttpPublicApiTest extends TestCase
         'ConnectionStatistics', 'ConnectionDrop', 'ServerMetrics', 'RunningRequest',
         'RequestCancellation', 'RequestIds', 'ClosureHandler', 'Sapi\SapiRunner',
         'Message\MessageFactory', 'Message\Response', 'Message\ServerRequest', 'Message\StringStream',
-        'Message\UploadedFile', 'Message\Uri',
+        'Message\UploadedFile', 'Message\Uri', 'Message\GeneratorStream', 'Message\EventStream', 'Message\ServerSentEvent',
         'Legacy\LegacyConfig', 'Legacy\LegacyGateway', 'Legacy\GlobalScopeHandoffException', 'Legacy\ScriptKilledException',
         'StderrLogger', 'RateLimitedLogger', 'StaticFiles\StaticFilesHandler', 'StaticFiles\StaticMount',
     ];

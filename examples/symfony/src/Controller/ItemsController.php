@@ -58,6 +58,15 @@ final class ItemsController
         ]);
     }
 
+    #[Route('/upload/optional', methods: ['POST'])]
+    public function optionalUpload(Request $request): JsonResponse
+    {
+        return new JsonResponse([
+            'file' => $request->files->get('document') === null ? null : 'present',
+            'has' => $request->files->has('document') && $request->files->get('document') !== null,
+        ]);
+    }
+
     #[Route('/visits', methods: ['GET'])]
     public function visits(Request $request): JsonResponse
     {
