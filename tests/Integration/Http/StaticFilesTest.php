@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Integration\Http;
 
 use Bobbin\Tests\Support\Http\ServerProcess;
+use Bobbin\Tests\Support\Tls\TestCertificates;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -185,5 +186,24 @@ final class StaticFilesTest extends TestCase
         [$head] = self::curl('/css/site.css', ['-X', 'POST']);
         self::assertStringStartsWith('HTTP/1.1 200', $head);
         self::assertNull(self::header($head, 'ETag'), 'a POST goes to the application');
+    }
+
+    public function testOverHttpsALargeFileGoesThroughTlsNotAroundIt(): void
+    {
+        $https = ServerProcess::start([
+            '--workers=1', '--static=' . self::$base . '/public',
+            '--tls-cert=' . TestCertificates::certificate(TestCertificates::LOCALHOST), '--tls-key=' . TestCertificates::key(TestCertificates::LOCALHOST),
+        ]);
+        try {
+            $process = \proc_open(['curl', '-sS', '--max-time', '20', '--cacert', TestCertificates::ca(), 'https://localhost:' . $https->port . '/big.bin'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+            self::assertIsResource($process);
+            $body = (string) \stream_get_contents($pipes[1]);
+            $errors = (string) \stream_get_contents($pipes[2]);
+
+            self::assertSame(0, \proc_close($process), $errors);
+            self::assertTrue($body === \file_get_contents(self::$base . '/public/big.bin'), 'the body differs from the file');
+        } finally {
+            $https->stop();
+        }
     }
 }
