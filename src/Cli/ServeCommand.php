@@ -61,7 +61,7 @@ final class ServeCommand
         'legacy' => ['bool', 'false', 'APP_FILE is a script written for PHP-FPM\'s superglobals ($_GET, $_POST, echo, header()): run it per request at the global scope, each request in a fresh process forked from its worker, so nothing of one request is left for the next (docs/LEGACY.md)'],
         'legacy-children' => ['int', 'about 2 per core over all workers (at least 2 per worker)', 'with --legacy: scripts one worker runs at once (each in its own process); further requests wait in the worker\'s queue'],
         'legacy-memory-limit' => ['string', LegacyConfig::DEFAULT_MEMORY_LIMIT, 'with --legacy: memory_limit of each script\'s process, as php.ini\'s for a PHP-FPM child (-1: none)'],
-        'legacy-docroot' => ['string', '', 'with --legacy, for applications of many .php files (WordPress, Adminer): serve DIR as nginx\'s try_files $uri $uri/ /index.php does — /a/b.php runs DIR/a/b.php, a directory its index.php, any other path DIR/index.php; only .php files inside DIR ever run, static files get 404; no APP_FILE then (docs/LEGACY.md)'],
+        'legacy-docroot' => ['string', '', 'with --legacy, for applications of many .php files (WordPress, Adminer): serve DIR as nginx\'s try_files $uri $uri/ /index.php does — /a/b.php runs DIR/a/b.php, a directory its index.php, any other path DIR/index.php; only .php files inside DIR ever run, its other files are served as --static serves them (GET and HEAD; dotfiles refused); no APP_FILE then (docs/LEGACY.md)'],
         'legacy-shared-state' => ['bool', 'false', 'with --legacy: run request after request in the worker itself instead of a fresh process each — faster, but globals, statics, functions, classes and constants of one request stay for the next (a logged-in user\'s too): only for scripts written for it (docs/LEGACY.md)'],
         'watch' => ['bool', 'false', 'for development: reload the workers when a PHP file under APP_FILE\'s folder changes (polled twice a second; vendor/, var/ and .git/ skipped); new code that fails to load leaves the old workers serving (needs the master)'],
                 'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
@@ -171,6 +171,10 @@ final class ServeCommand
         $jobPool = self::remoteJobs($options) ? null : self::jobPool($options);
         foreach (\array_keys(self::OWN_OPTIONS) as $own) {
             unset($options[$own]);
+        }
+        if ($legacyConfig->documentRoot !== null) {
+            // Its static files (CSS, images) are served as nginx's try_files $uri serves them; its .php files never are.
+            $options['static'] = [...self::listOption($options['static'] ?? []), $legacyConfig->documentRoot->directory];
         }
         try {
             $config = ServerConfig::fromArray($options);
@@ -409,6 +413,12 @@ final class ServeCommand
         return $master;
     }
 
+    /** @return list<mixed> */
+    private static function listOption(mixed $value): array
+    {
+        return \is_array($value) ? \array_values($value) : [$value];
+    }
+
     /** @throws UsageException */
     private static function seconds(string $name, mixed $value): float
     {
@@ -470,7 +480,7 @@ final class ServeCommand
 
     /**
      * @param list<string> $arguments
-     * @return array{?string, array<string, string>, bool}
+     * @return array{?string, array<string, string|list<string>>, bool}
      * @throws UsageException
      */
     private static function parseArguments(array $arguments): array
@@ -483,12 +493,18 @@ final class ServeCommand
             $types[$name] = $type;
         }
         $parsed = (new CommandLine('serve', $types, 'APP_FILE', ['--no-opcache' => ['opcache', '0']]))->parse($arguments);
+        $options = $parsed->options;
+        foreach ($types as $name => $type) {
+            if ($type === 'list' && isset($parsed->every[$name])) {
+                $options[$name] = $parsed->every[$name]; // --static=A --static=B: both
+            }
+        }
 
-        return [$parsed->positional, $parsed->options, $parsed->help];
+        return [$parsed->positional, $options, $parsed->help];
     }
 
     /**
-     * @param array<string, string> $cliOptions
+     * @param array<string, string|list<string>> $cliOptions
      * @param array<string, string> $environment
      * @return array<string, mixed>
      * @throws UsageException
@@ -503,6 +519,9 @@ final class ServeCommand
             }
         }
         $configFile = $cliOptions['config'] ?? $fromEnvironment['config'] ?? null;
+        if (\is_array($configFile)) {
+            throw new UsageException('--config is given once');
+        }
         $fromFile = [];
         if ($configFile !== null && $configFile !== '') {
             if (!\is_file($configFile) || !\is_readable($configFile)) {

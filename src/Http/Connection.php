@@ -59,8 +59,8 @@ final class Connection
     private readonly float $acceptedAt;
     /** @var int bytes read since the last request ended (added to the server's metrics then; $sent likewise) */
     private $received = 0;
-    /** @var int */
-    private $sent = 0;
+    /** @var int public for FileSending, whose sendfile() bytes do not pass writeAll() */
+    public $sent = 0;
     /** @var int bytes of the current response's head (ResponseWriter): the access log counts its body, as the common log format does */
     public $headBytes = 0;
 
@@ -92,12 +92,12 @@ final class Connection
     /** @var float when the last response was written: an idle connection's phase starts then */
     private $doneAt = 0.0;
 
-    /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted */
+    /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted; public for FileSending's sendfile() */
     public function __construct(
         private readonly ServerContext $context,
         private readonly OpenConnections $connections,
         private readonly RequestBudget $budget,
-        private $socket,
+        public readonly mixed $socket,
         private readonly ConnectionOrigin $origin,
         bool $encrypted = false,
     ) {

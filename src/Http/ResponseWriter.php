@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Http;
 
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\FileSender;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Http\WebSocket\WebSocket;
 use Bobbin\Http\WebSocket\WebSocketOptions;
@@ -48,6 +49,9 @@ final class ResponseWriter
 
             return $this->upgrade($connection, $response, ...$upgrade);
         }
+        if ($context->compression !== null) {
+            $response = $context->compression->apply($response, $head->method, $head->headers);
+        }
         try {
             $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
         } catch (InvalidResponseException $error) {
@@ -87,6 +91,18 @@ final class ResponseWriter
         $connection->windowBytes = 0;
         $connection->deadline = $connection->phaseSince + $config->requestTimeout;
         try {
+            if ($framed->body instanceof StaticFiles\FileBody && ($sender = FileSender::instance()) !== null) {
+                // A large static file: sendfile(), no byte through PHP (a small one went in the
+                // head's write). Its source never waits: it is a write from the start.
+                $connection->phase = ConnectionPhase::Writing;
+                $connection->deadline = $connection->phaseSince + $config->writeTimeout;
+                $whole = StaticFiles\FileSending::write($connection, $framed, $framed->body, $sender, $config->writeTimeout);
+                if ($whole !== null) {
+                    $keepAlive = $whole && $framed->keepAlive;
+
+                    return $whole;
+                }
+            }
             $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection, $config): void {
                 $connection->phase = ConnectionPhase::Writing;
                 $connection->phaseSince = $connection->windowStart = \microtime(true);

@@ -103,6 +103,10 @@ final class Server
             'connections' => $this->connections->count(),
             'inFlight' => $this->inFlightCount(),
         ]);
+        if ($config->static !== []) {
+            // Before the application: a file under a mount is answered without it.
+            $handler = new StaticFiles\StaticFilesHandler(\array_map(StaticFiles\StaticMount::parse(...), $config->static), $handler, $config->staticDotfiles);
+        }
         $this->context = new ServerContext($config, $handler, $logger, $this->metrics, $scriptFilename);
         $this->budget = new RequestBudget();
     }

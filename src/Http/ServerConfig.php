@@ -15,7 +15,7 @@ final readonly class ServerConfig
      * Option name (as on the command line) => [property, type, default, help]. The single
      * source for fromArray(), the CLI's --help and the environment-variable names.
      *
-     * @var array<string, array{string, string, int|float|bool|string, string}>
+     * @var array<string, array{string, string, int|float|bool|string, string}> type list: repeatable
      */
     public const OPTIONS = [
         'listen' => ['listen', 'string', '127.0.0.1:8080', 'HOST:PORT or unix:/path.sock to listen on'],
@@ -43,6 +43,11 @@ final readonly class ServerConfig
         'trusted-proxies' => ['trustedProxies', 'string', '', 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (empty: none)'],
         'tls-cert' => ['tlsCert', 'string', '', 'PEM file of the certificate (chain) to serve HTTPS with on --listen (TLS 1.2 and 1.3, ALPN http/1.1; each worker reads it at start, so a reload serves a renewed one; docs/HTTP.md)'],
         'tls-key' => ['tlsKey', 'string', '', 'PEM file of --tls-cert\'s private key, unencrypted (default: the key in the --tls-cert file)'],
+        'static' => ['static', 'list', '', 'serve the files of DIR for GET and HEAD before the application, under the URL prefix PREFIX (default /): [PREFIX=]DIR, repeatable (environment and config file: comma-separated); no .php file, directory listing or path out of DIR is ever served (docs/HTTP.md, Static files)'],
+        'static-dotfiles' => ['staticDotfiles', 'bool', false, 'with --static: also serve files whose path has a segment starting with "." (.well-known is always served; by default the others get 404)'],
+        'compression' => ['compression', 'bool', false, 'gzip responses of compressible types (text, JSON, JavaScript, XML, SVG) above --compression-min-bytes for clients that accept it (docs/HTTP.md, Compression)'],
+        'compression-level' => ['compressionLevel', 'int', 1, 'with --compression: zlib level, 1 (fastest; the default, as nginx\'s) to 9 (smallest); docs/HTTP.md, Compression, has the measured trade'],
+        'compression-min-bytes' => ['compressionMinBytes', 'size', 1024, 'with --compression: bodies of a known size below this are sent as they are'],
     ];
 
     public function __construct(
@@ -71,6 +76,12 @@ final readonly class ServerConfig
         public string $accessLogFile = '',
         public string $tlsCert = '',
         public string $tlsKey = '',
+        /** @var list<string> --static values, [PREFIX=]DIR */
+        public array $static = [],
+        public bool $staticDotfiles = false,
+        public bool $compression = false,
+        public int $compressionLevel = 1,
+        public int $compressionMinBytes = 1024,
     ) {
         ListenAddress::parse($listen);
         foreach (['backlog' => $backlog, 'max-request-line-bytes' => $maxRequestLineBytes, 'max-header-bytes' => $maxHeaderBytes,
@@ -110,6 +121,15 @@ final readonly class ServerConfig
         if ($tlsCert !== '' && \str_starts_with($listen, 'unix:')) {
             throw new InvalidConfigException('--tls-cert needs a TCP --listen address (a unix socket is local: no TLS there)');
         }
+        foreach ($static as $mount) {
+            StaticFiles\StaticMount::parse($mount);
+        }
+        if ($compressionLevel < 1 || $compressionLevel > 9) {
+            throw new InvalidConfigException(\sprintf('--compression-level must be 1 to 9, got %d', $compressionLevel));
+        }
+        if ($compressionMinBytes < 0) {
+            throw new InvalidConfigException('--compression-min-bytes must not be negative');
+        }
         if (\strpbrk($serverHeader, "\r\n\0") !== false) {
             throw new InvalidConfigException('--server-header must be a single line');
         }
@@ -144,9 +164,28 @@ final readonly class ServerConfig
         return \max(0.05, \min(1.0, $shortest / 4));
     }
 
-    private static function convert(string $name, string $type, mixed $value): int|float|bool|string
+    /**
+     * @return int|float|bool|string|list<string>
+     */
+    private static function convert(string $name, string $type, mixed $value): int|float|bool|string|array
     {
         switch ($type) {
+            case 'list':
+                // Repeated on the command line: a list; from the environment or a config file: comma-separated too.
+                $items = \is_array($value) ? $value : [$value];
+                $list = [];
+                foreach ($items as $item) {
+                    if (!\is_string($item)) {
+                        break 2;
+                    }
+                    foreach (\explode(',', $item) as $one) {
+                        if (\trim($one) !== '') {
+                            $list[] = \trim($one);
+                        }
+                    }
+                }
+
+                return $list;
             case 'int':
                 if (\is_int($value)) {
                     return $value;
@@ -196,6 +235,7 @@ final readonly class ServerConfig
             'size' => 'a byte count (e.g. 1048576, 512K, 32M, 1G)',
             'float' => 'a number of seconds',
             'bool' => 'a boolean (1/0, true/false, on/off)',
+            'list' => 'strings',
             default => 'a string',
         }, \is_scalar($value) ? \var_export($value, true) : \get_debug_type($value)));
     }

@@ -26,6 +26,8 @@ final readonly class ServerContext
     public Classic\ClassicCapture $classic;
     public RequestIds $requestIds;
     public ?AccessLog $accessLog;
+    /** --compression's transform of responses (null when off) */
+    public ?Compression\ResponseCompression $compression;
     /**
      * The server parameters of the application file, as PHP-FPM has them for a front
      * controller: SCRIPT_FILENAME, SCRIPT_NAME, PHP_SELF, DOCUMENT_ROOT (none without one).
@@ -54,6 +56,7 @@ final readonly class ServerContext
         $this->responseWriter = new ResponseWriter($this);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $this->requestIds = new RequestIds();
+        $this->compression = $config->compression ? new Compression\ResponseCompression($config->compressionLevel, $config->compressionMinBytes) : null;
         $this->accessLog = match (true) {
             $config->accessLogFile !== '' && $accessLogStream === null => AccessLog::toFile($config->accessLogFile, $config->accessLogFormat === 'json'),
             $config->accessLog || $config->accessLogFile !== '' => new AccessLog($accessLogStream ?? \STDERR, $config->accessLogFormat === 'json'),

@@ -17,9 +17,9 @@ namespace Bobbin\Http\Legacy;
  *   when the root has no index.php.
  *
  * Two rules nginx does not have, so that nothing but the application's own scripts ever runs:
- * a file is run only when its name ends in ".php" (a static file is a 404: serving static files
- * is for a later change, issue 40), and never when its real path, symlinks resolved, lies
- * outside DIR. A path that climbs above DIR with ".." is a 400, as in nginx.
+ * a file is run only when its name ends in ".php" (the server's static handler, StaticFiles,
+ * serves the other files for GET and HEAD before a request gets here; any other method on one
+ * is a 404), and never when its real path, symlinks resolved, lies outside DIR. A path that climbs above DIR with ".." is a 400, as in nginx.
  *
  * No I/O beyond looking at the file system; one instance serves every request of a worker.
  *
@@ -28,7 +28,7 @@ namespace Bobbin\Http\Legacy;
 final readonly class DocumentRoot
 {
     public const FRONT_CONTROLLER = '/index.php';
-    public const STATIC_FILE_REASON = 'static files are not served in the legacy mode (only .php files run); serve them from another server or a CDN';
+    public const STATIC_FILE_REASON = 'a static file is served for GET and HEAD only (by the static handler before this), and never run';
 
     /** The directory, its real path, without a trailing slash ("" for "/"). */
     public string $directory;

@@ -124,15 +124,16 @@ final class LegacyDocumentRootTest extends TestCase
         }
     }
 
-    public function testStaticFilesAreRefusedWithA404AndNeverRunAsPhp(): void
+    public function testStaticFilesAreServedAsFilesAndNeverRunAsPhp(): void
     {
         self::assertNotNull(self::$bobbin);
-        foreach (['/style.css', '/notes.txt'] as $path) {
+        foreach (['/style.css' => 'text/css', '/notes.txt' => 'text/plain'] as $path => $type) {
             [$raw] = self::curl(self::$bobbin->url($path));
 
-            self::assertStringStartsWith('HTTP/1.1 404', $raw, $path);
-            self::assertStringContainsString('static files are not served', $raw, $path);
-            self::assertStringNotContainsString('EXECUTED', $raw, $path);
+            self::assertStringStartsWith('HTTP/1.1 200', $raw, $path);
+            self::assertStringContainsString("\r\nContent-Type: " . $type . '; charset=utf-8', $raw, $path);
+            // notes.txt holds PHP code: its source comes back, it is not run.
+            self::assertStringEndsWith("\r\n\r\n" . \file_get_contents(self::$root . $path), $raw, $path);
         }
     }
 

@@ -22,6 +22,7 @@ final class HttpPublicApiTest extends TestCase
         'Legacy\LegacyConfig', 'Legacy\LegacyGateway', 'Legacy\GlobalScopeHandoffException', 'Legacy\ScriptKilledException',
         'StderrLogger', 'RateLimitedLogger',
         'WebSocket\WebSocketUpgrade', 'WebSocket\WebSocket', 'WebSocket\WebSocketOptions', 'WebSocket\Message', 'WebSocket\CloseCode', 'WebSocket\WebSocketClosedException',
+        'StaticFiles\StaticFilesHandler', 'StaticFiles\StaticMount',
     ];
 
     /** @return iterable<string, array{class-string, bool}> */

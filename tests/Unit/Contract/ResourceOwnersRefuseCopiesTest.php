@@ -37,7 +37,7 @@ final class ResourceOwnersRefuseCopiesTest extends TestCase
         Nats\Connection::class, Nats\Subscription::class, Nats\Inbox::class, Nats\JetStream\PullConsumer::class, Nats\Internal\Socket::class,
         Ipc\ShmClient::class, Ipc\SocketClient::class, Ipc\Internal\ShmConnection::class, Ipc\Internal\SocketConnection::class,
         Ipc\Internal\ReconnectingChannel::class, Ipc\Internal\SharedMemory::class, Ipc\Internal\MappedRing::class,
-        Http\Server::class, Http\Connection::class,
+        Http\Server::class, Http\Connection::class, Http\StaticFiles\FileBody::class,
         Jobs\Jobs::class, Jobs\Local\LocalPoolTransport::class, Jobs\Local\TaskServer::class, Jobs\Local\TaskCall::class,
         Jobs\Nats\NatsTransport::class, Jobs\Nats\RemoteJobServer::class,
         Pool::class,

@@ -50,8 +50,9 @@ final class ServerConfigTest extends TestCase
     public function testEveryOptionHasADefaultMatchingTheConstructor(): void
     {
         $defaults = new ServerConfig();
-        foreach (ServerConfig::OPTIONS as [$property, , $default]) {
-            self::assertSame($default, $defaults->{$property}, $property);
+        foreach (ServerConfig::OPTIONS as [$property, $type, $default]) {
+            // A repeatable option's default is shown as '' (none) and is the empty list.
+            self::assertSame($type === 'list' && $default === '' ? [] : $default, $defaults->{$property}, $property);
         }
     }
 
@@ -95,5 +96,27 @@ final class ServerConfigTest extends TestCase
     {
         self::assertSame(1.0, (new ServerConfig())->sweepInterval());
         self::assertSame(0.125, (new ServerConfig(headerTimeout: 0.5))->sweepInterval());
+    }
+
+    public function testStaticMountsComeAsARepeatedOptionOrCommaSeparated(): void
+    {
+        $directory = \sys_get_temp_dir();
+
+        self::assertSame(['/a=' . $directory, $directory], ServerConfig::fromArray(['static' => ['/a=' . $directory, $directory]])->static);
+        self::assertSame(['/a=' . $directory, $directory], ServerConfig::fromArray(['static' => '/a=' . $directory . ', ' . $directory])->static);
+    }
+
+    public function testAStaticDirectoryThatIsNoneIsRefusedNamingIt(): void
+    {
+        $this->expectException(InvalidConfigException::class);
+        $this->expectExceptionMessage('--static: /nowhere/at/all is not a directory');
+        ServerConfig::fromArray(['static' => '/assets=/nowhere/at/all']);
+    }
+
+    public function testACompressionLevelOutsideZlibsIsRefused(): void
+    {
+        $this->expectException(InvalidConfigException::class);
+        $this->expectExceptionMessage('--compression-level must be 1 to 9, got 10');
+        ServerConfig::fromArray(['compression-level' => '10']);
     }
 }
