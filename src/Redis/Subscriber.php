@@ -7,8 +7,6 @@ namespace Bobbin\Redis;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\Channel;
-use Bobbin\Async\ChannelClosedException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\OwnsResources;
@@ -20,11 +18,20 @@ use Bobbin\Redis\Internal\Push;
 use Bobbin\Redis\Internal\RespEncoder;
 use Bobbin\Redis\Internal\RespParser;
 use Bobbin\Redis\Internal\Socket;
+use Bobbin\Redis\Internal\SubscriberQueue;
 
 /**
  * Pub/sub on a connection of its own: channels (SUBSCRIBE), patterns (PSUBSCRIBE) and shard
- * channels (SSUBSCRIBE), their messages delivered in order to receive(), a fiber-aware channel (a
- * slow consumer holds the reader, and the server's buffer, back: nothing is dropped here).
+ * channels (SSUBSCRIBE), their messages delivered in order to receive().
+ *
+ * The reader takes everything the socket has at each wake-up and parses it in one pass into a
+ * queue of the client's own (SubscriberQueue), so that a burst waits here rather than on the
+ * server, whose `client-output-buffer-limit pubsub` (32 MB by default) closes a subscriber that
+ * lets it pile up there. receive() takes from the queue without a fiber switch, and every
+ * PULL_EVERY messages also pulls in what has arrived meanwhile, for an application that handles
+ * messages without ever letting the reader run. The queue is bounded ($maxQueuedBytes, messages'
+ * bytes plus ~200 each): past it the reader stops reading, the server buffers, and if the
+ * server then closes the connection, MessagesMissed says that the application fell behind.
  *
  * A reader fiber owns the connection. When it is lost (a restart, CLIENT KILL, a silent peer
  * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
@@ -37,6 +44,10 @@ final class Subscriber
 
     private const BACKOFF_FIRST = 0.05;
     private const BACKOFF_MAX = 2.0;
+    /** What one wake-up of the reader reads at most before parsing it (then it reads on). */
+    private const READ_PASS = 4 * 1024 * 1024;
+    /** receive() looks for bytes that arrived meanwhile once per this many messages (one recv()). */
+    private const PULL_EVERY = 128;
 
     /** @var array<string, true> */
     private array $channels = [];
@@ -44,8 +55,7 @@ final class Subscriber
     private array $patterns = [];
     /** @var array<string, true> */
     private array $shardChannels = [];
-    /** @var Channel<SubscriptionEvent> */
-    private readonly Channel $events;
+    private readonly SubscriberQueue $queue;
     private Socket $socket;
     private RespParser $parser;
     private bool $closed = false;
@@ -55,10 +65,17 @@ final class Subscriber
     private ?DeferredFuture $confirmed = null;
     private bool $pingSent = false;
     private int $reconnects = 0;
+    /** Whether the reader waits for bytes in its steady state: receive() may then pull them in. */
+    private bool $readerIdle = false;
+    private int $untilPull = self::PULL_EVERY;
+    /** What went wrong while receive() pulled bytes in: the reader's reason to reconnect. */
+    private ?\Throwable $pullFailure = null;
+    /** Whether the queue was full on this connection: the reason a server's close then gets. */
+    private bool $fellBehind = false;
 
-    private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $capacity)
+    private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $maxQueuedBytes)
     {
-        $this->events = new Channel($capacity);
+        $this->queue = new SubscriberQueue($maxQueuedBytes);
     }
 
     /**
@@ -67,9 +84,9 @@ final class Subscriber
      * @param list<string> $patterns
      * @param list<string> $shardChannels
      */
-    public static function open(ConnectionConfig $config, array $channels, array $patterns, array $shardChannels, ?Cancellation $cancellation = null, float $pingInterval = 30.0, int $capacity = 10_000): self
+    public static function open(ConnectionConfig $config, array $channels, array $patterns, array $shardChannels, ?Cancellation $cancellation = null, float $pingInterval = 30.0, int $maxQueuedBytes = 64 * 1024 * 1024): self
     {
-        $subscriber = new self($config, $pingInterval, $capacity);
+        $subscriber = new self($config, $pingInterval, $maxQueuedBytes);
         $subscriber->channels = \array_fill_keys($channels, true);
         $subscriber->patterns = \array_fill_keys($patterns, true);
         $subscriber->shardChannels = \array_fill_keys($shardChannels, true);
@@ -86,11 +103,12 @@ final class Subscriber
      */
     public function receive(?Cancellation $cancellation = null): SubscriptionEvent
     {
-        try {
-            return $this->events->receive($cancellation);
-        } catch (ChannelClosedException $e) {
-            throw new RedisException('The subscriber is closed', 0, $e);
+        if (--$this->untilPull === 0) {
+            $this->untilPull = self::PULL_EVERY;
+            $this->pull();
         }
+
+        return $this->queue->take($cancellation);
     }
 
     /** @param list<string> $channels */
@@ -153,7 +171,7 @@ final class Subscriber
         }
         $this->closed = true;
         $this->socket->close();
-        $this->events->close();
+        $this->queue->close();
         $this->confirmed?->fail(new RedisException('The subscriber was closed'));
         $this->confirmed = null;
     }
@@ -216,6 +234,8 @@ final class Subscriber
                 }
                 $this->unconfirmed = \count($this->channels) + \count($this->patterns) + \count($this->shardChannels);
                 $this->pingSent = false;
+                $this->fellBehind = false;
+                $this->pullFailure = null;
                 $this->write($out);
                 while ($this->unconfirmed > 0) {
                     $this->readOnce($bound);
@@ -239,26 +259,37 @@ final class Subscriber
     {
         while (!$this->closed) {
             try {
+                if ($this->queue->isFull()) {
+                    $this->fellBehind = true;
+                    $this->queue->awaitRoom();
+                }
                 $this->readOnce(null);
             } catch (\Throwable $e) {
                 if ($this->isClosed()) {
                     return;
                 }
-                $this->reconnect($e);
+                $this->reconnect($this->pullFailure ?? $e);
             }
         }
     }
 
-    private function reconnect(\Throwable $reason): void
+    private function reconnect(\Throwable $error): void
     {
         $lostAt = \microtime(true);
+        $reason = $error->getMessage();
+        if ($this->fellBehind) {
+            $reason .= \sprintf(
+                ' after the application fell behind: %d MiB of messages waited unread in the subscriber (its bound, maxQueuedBytes) and more on the server, whose client-output-buffer-limit pubsub closes such a subscriber',
+                \intdiv($this->queue->maxBytes, 1024 * 1024),
+            );
+        }
         $this->socket->close();
         $delay = self::BACKOFF_FIRST;
         while (!$this->closed) {
             try {
                 $this->connect(null);
                 $this->reconnects++;
-                $this->events->send(new MessagesMissed($lostAt, \microtime(true), $reason->getMessage()));
+                $this->queue->add([new MessagesMissed($lostAt, \microtime(true), $reason)], 0);
 
                 return;
             } catch (\Throwable) {
@@ -268,15 +299,17 @@ final class Subscriber
         }
     }
 
-    /** Reads once (waiting up to the ping interval) and handles what came. */
+    /** Reads what the socket has (waiting up to the ping interval for something) and handles it. */
     private function readOnce(?Cancellation $bound): void
     {
-        $bytes = $this->socket->read();
+        $bytes = $this->readAvailable();
         if ($bytes === '') {
             $silence = new TimeoutCancellation($this->pingInterval);
+            $this->readerIdle = $bound === null;
             try {
                 $this->socket->awaitReadable($bound === null ? $silence : new CompositeCancellation($bound, $silence));
             } catch (CancelledException $e) {
+                $this->readerIdle = false;
                 if ($bound !== null && $bound->isRequested()) {
                     throw $e;
                 }
@@ -288,9 +321,10 @@ final class Subscriber
 
                 return;
             } finally {
+                $this->readerIdle = false;
                 $silence->dispose();
             }
-            $bytes = $this->socket->read();
+            $bytes = $this->readAvailable();
         }
         if ($bytes === null) {
             throw new ConnectionLostException(\sprintf('Redis (%s) closed the subscriber\'s connection', $this->config->describe()));
@@ -299,9 +333,59 @@ final class Subscriber
             return;
         }
         $this->pingSent = false;
+        $this->parse($bytes);
+    }
+
+    /** Everything the socket has now, up to READ_PASS: '' when nothing, null at its end. */
+    private function readAvailable(): ?string
+    {
+        $bytes = $this->socket->read();
+        if ($bytes === null || $bytes === '') {
+            return $bytes;
+        }
+        while (\strlen($bytes) < self::READ_PASS && ($more = $this->socket->read()) !== null && $more !== '') {
+            $bytes .= $more;
+        }
+
+        return $bytes;
+    }
+
+    /** Published messages through the parser's fast path, in batches; anything else one by one. */
+    private function parse(string $bytes): void
+    {
         $this->parser->append($bytes);
-        while ($this->parser->next()) {
+        while (true) {
+            $batch = [];
+            $taken = $this->parser->takeMessages($batch);
+            if ($batch !== []) {
+                $this->queue->add($batch, $taken + \count($batch) * SubscriberQueue::OVERHEAD);
+            }
+            if (!$this->parser->next()) {
+                return;
+            }
             $this->handle($this->parser->reply);
+        }
+    }
+
+    /**
+     * From receive(), every PULL_EVERY messages: what arrived meanwhile joins the queue, so that
+     * it waits here rather than on the server. Only while the reader waits for bytes (not while
+     * it connects, nor when the queue is full); a failure is left for the reader to act on.
+     */
+    private function pull(): void
+    {
+        if (!$this->readerIdle || $this->closed || $this->queue->isFull() || $this->pullFailure !== null) {
+            return;
+        }
+        try {
+            $bytes = $this->readAvailable();
+            if ($bytes !== null && $bytes !== '') {
+                $this->pingSent = false;
+                $this->parse($bytes);
+            }
+        } catch (\Throwable $e) {
+            $this->pullFailure = $e;
+            $this->socket->close(); // wakes the reader, which reconnects with this reason
         }
     }
 
@@ -317,13 +401,13 @@ final class Subscriber
         }
         switch (\strtolower($items[0])) {
             case 'message':
-                $this->events->send(new Message((string) $items[1], (string) $items[2]));
+                $this->queue->add([new Message((string) $items[1], (string) $items[2])], SubscriberQueue::OVERHEAD);
                 break;
             case 'pmessage':
-                $this->events->send(new Message((string) $items[2], (string) $items[3], (string) $items[1]));
+                $this->queue->add([new Message((string) $items[2], (string) $items[3], (string) $items[1])], SubscriberQueue::OVERHEAD);
                 break;
             case 'smessage':
-                $this->events->send(new Message((string) $items[1], (string) $items[2], null, true));
+                $this->queue->add([new Message((string) $items[1], (string) $items[2], null, true)], SubscriberQueue::OVERHEAD);
                 break;
             case 'subscribe':
             case 'psubscribe':

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Redis\Internal;
 
 use Bobbin\Redis\Exception\ProtocolException;
+use Bobbin\Redis\Message;
+use Bobbin\Redis\SubscriptionEvent;
 use Bobbin\Redis\VerbatimString;
 
 /**
@@ -68,6 +70,71 @@ final class RespParser
             $this->offset = 0;
         }
         $this->buffer .= $bytes;
+    }
+
+    /**
+     * Pub/sub's fast path: takes every complete published message at the front of the buffer —
+     * a `message`, `pmessage` or `smessage` push (RESP3 `>`, RESP2 `*`) of bulk strings in the
+     * shape Redis sends — as a Message appended to $into, and stops at anything else, which
+     * next() then parses (or rejects) as it always does; so does anything incomplete. No
+     * intermediate arrays, one pass over the buffer: a subscriber spends its time here.
+     *
+     * @param list<SubscriptionEvent> $into
+     * @return int the bytes taken
+     */
+    public function takeMessages(array &$into): int
+    {
+        if ($this->kinds !== []) {
+            return 0; // inside an aggregate: next() goes on with it
+        }
+        $buffer = $this->buffer;
+        $size = \strlen($buffer);
+        $offset = $this->offset;
+        $taken = $offset;
+        while ($size - $offset > 18) {
+            $type = $buffer[$offset];
+            if ($type !== '>' && $type !== '*') {
+                break;
+            }
+            // "3\r\n$7\r\nmessage\r\n$", "4\r\n$8\r\npmessage\r\n$" or "3\r\n$8\r\nsmessage\r\n$"
+            $kind = $buffer[$offset + 8];
+            if ($kind === 'm' && \substr_compare($buffer, "3\r\n\$7\r\nmessage\r\n\$", $offset + 1, 17) === 0) {
+                $at = $offset + 18;
+            } elseif (($kind === 'p' || $kind === 's') && \substr_compare($buffer, $kind === 'p' ? "4\r\n\$8\r\npmessage\r\n\$" : "3\r\n\$8\r\nsmessage\r\n\$", $offset + 1, 18) === 0) {
+                $at = $offset + 19;
+            } else {
+                break;
+            }
+            $strings = [];
+            for ($i = $kind === 'p' ? 3 : 2; $i > 0; $i--) {
+                // At $at: the digits of "$LENGTH\r\nDATA\r\n", the '$' already checked.
+                $end = \strpos($buffer, "\r\n", $at);
+                if ($end === false || $end - $at > 10) {
+                    break 2;
+                }
+                $digits = \substr($buffer, $at, $end - $at);
+                $length = (int) $digits;
+                if (!\ctype_digit($digits) || $length > $this->maxBulkLength) {
+                    break 2; // a null, a sign, garbage, over the limit: next() decides
+                }
+                $at = $end + 2 + $length;
+                if ($at + 2 > $size || $buffer[$at] !== "\r" || $buffer[$at + 1] !== "\n" || ($i > 1 && ($at + 3 > $size || $buffer[$at + 2] !== '$'))) {
+                    break 2;
+                }
+                $strings[] = \substr($buffer, $end + 2, $length);
+                $at += 3;
+            }
+            $into[] = match ($kind) {
+                'm' => new Message($strings[0], $strings[1]),
+                'p' => new Message($strings[1], $strings[2], $strings[0]),
+                default => new Message($strings[0], $strings[1], null, true),
+            };
+            $offset = $at - 1;
+        }
+        $taken = $offset - $taken;
+        $this->offset = $offset;
+
+        return $taken;
     }
 
     /** Whether bytes were received that are not part of a reply returned yet. */
