@@ -16,22 +16,22 @@ use Bobbin\Redis\Exception\RedisException;
 use Bobbin\Redis\Internal\Handshake;
 use Bobbin\Redis\Internal\Push;
 use Bobbin\Redis\Internal\RespEncoder;
-use Bobbin\Redis\Internal\RespParser;
 use Bobbin\Redis\Internal\Socket;
-use Bobbin\Redis\Internal\SubscriberQueue;
+use Bobbin\Redis\Internal\SubscriberInbox;
 
 /**
  * Pub/sub on a connection of its own: channels (SUBSCRIBE), patterns (PSUBSCRIBE) and shard
  * channels (SSUBSCRIBE), their messages delivered in order to receive().
  *
- * The reader takes everything the socket has at each wake-up and parses it in one pass into a
- * queue of the client's own (SubscriberQueue), so that a burst waits here rather than on the
- * server, whose `client-output-buffer-limit pubsub` (32 MB by default) closes a subscriber that
- * lets it pile up there. receive() takes from the queue without a fiber switch, and every
- * PULL_EVERY messages also pulls in what has arrived meanwhile, for an application that handles
- * messages without ever letting the reader run. The queue is bounded ($maxQueuedBytes, messages'
- * bytes plus ~200 each): past it the reader stops reading, the server buffers, and if the
- * server then closes the connection, MessagesMissed says that the application fell behind.
+ * The reader takes everything the socket has at each wake-up into an inbox of the client's own
+ * (SubscriberInbox), so that a burst waits here rather than on the server, whose
+ * `client-output-buffer-limit pubsub` (32 MB by default) closes a subscriber that lets it pile
+ * up there; published messages are parsed in one pass, in batches, and receive() takes them
+ * without a fiber switch. Every PULL_EVERY messages receive() also pulls in what has arrived,
+ * for an application that handles messages without ever letting the reader run. The inbox is
+ * bounded ($maxQueuedBytes: bytes on the wire plus ~200 per parsed message): past it the reader
+ * stops reading, the server buffers, and if the server then closes the connection,
+ * MessagesMissed says that the application fell behind.
  *
  * A reader fiber owns the connection. When it is lost (a restart, CLIENT KILL, a silent peer
  * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
@@ -45,7 +45,7 @@ final class Subscriber
     private const BACKOFF_FIRST = 0.05;
     private const BACKOFF_MAX = 2.0;
     /** What one wake-up of the reader reads at most before parsing it (then it reads on). */
-    private const READ_PASS = 4 * 1024 * 1024;
+    private const READ_PASS = 1024 * 1024;
     /** receive() looks for bytes that arrived meanwhile once per this many messages (one recv()). */
     private const PULL_EVERY = 128;
 
@@ -55,9 +55,8 @@ final class Subscriber
     private array $patterns = [];
     /** @var array<string, true> */
     private array $shardChannels = [];
-    private readonly SubscriberQueue $queue;
+    private SubscriberInbox $inbox;
     private Socket $socket;
-    private RespParser $parser;
     private bool $closed = false;
     /** Subscription confirmations still due, and who waits for them. */
     private int $unconfirmed = 0;
@@ -68,14 +67,14 @@ final class Subscriber
     /** Whether the reader waits for bytes in its steady state: receive() may then pull them in. */
     private bool $readerIdle = false;
     private int $untilPull = self::PULL_EVERY;
-    /** What went wrong while receive() pulled bytes in: the reader's reason to reconnect. */
-    private ?\Throwable $pullFailure = null;
-    /** Whether the queue was full on this connection: the reason a server's close then gets. */
+    /** What went wrong while receive() parsed the backlog: the reader's reason to reconnect. */
+    private ?\Throwable $parseFailure = null;
+    /** Whether the inbox was full on this connection: the reason a server's close then gets. */
     private bool $fellBehind = false;
 
     private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $maxQueuedBytes)
     {
-        $this->queue = new SubscriberQueue($maxQueuedBytes);
+        $this->inbox = new SubscriberInbox($maxQueuedBytes, $this->handle(...), $this->parseFailed(...));
     }
 
     /**
@@ -108,7 +107,7 @@ final class Subscriber
             $this->pull();
         }
 
-        return $this->queue->take($cancellation);
+        return $this->inbox->poll() ?? $this->inbox->take($cancellation);
     }
 
     /** @param list<string> $channels */
@@ -171,7 +170,7 @@ final class Subscriber
         }
         $this->closed = true;
         $this->socket->close();
-        $this->queue->close();
+        $this->inbox->close();
         $this->confirmed?->fail(new RedisException('The subscriber was closed'));
         $this->confirmed = null;
     }
@@ -225,7 +224,7 @@ final class Subscriber
             try {
                 $handshake = Handshake::perform($socket, $this->config, $bound);
                 $this->socket = $socket;
-                $this->parser = $handshake->parser;
+                $this->inbox->useParser($handshake->parser);
                 $out = '';
                 foreach (['SUBSCRIBE' => $this->channels, 'PSUBSCRIBE' => $this->patterns, 'SSUBSCRIBE' => $this->shardChannels] as $command => $set) {
                     if ($set !== []) {
@@ -235,7 +234,7 @@ final class Subscriber
                 $this->unconfirmed = \count($this->channels) + \count($this->patterns) + \count($this->shardChannels);
                 $this->pingSent = false;
                 $this->fellBehind = false;
-                $this->pullFailure = null;
+                $this->parseFailure = null;
                 $this->write($out);
                 while ($this->unconfirmed > 0) {
                     $this->readOnce($bound);
@@ -259,16 +258,17 @@ final class Subscriber
     {
         while (!$this->closed) {
             try {
-                if ($this->queue->isFull()) {
+                if ($this->inbox->isFull()) {
                     $this->fellBehind = true;
-                    $this->queue->awaitRoom();
+                    $this->inbox->awaitRoom();
                 }
                 $this->readOnce(null);
             } catch (\Throwable $e) {
                 if ($this->isClosed()) {
                     return;
                 }
-                $this->reconnect($this->pullFailure ?? $e);
+                $this->inbox->drain(); // what came before the loss is delivered before MessagesMissed
+                $this->reconnect($this->parseFailure ?? $e);
             }
         }
     }
@@ -280,7 +280,7 @@ final class Subscriber
         if ($this->fellBehind) {
             $reason .= \sprintf(
                 ' after the application fell behind: %d MiB of messages waited unread in the subscriber (its bound, maxQueuedBytes) and more on the server, whose client-output-buffer-limit pubsub closes such a subscriber',
-                \intdiv($this->queue->maxBytes, 1024 * 1024),
+                \intdiv($this->inbox->maxBytes, 1024 * 1024),
             );
         }
         $this->socket->close();
@@ -289,7 +289,7 @@ final class Subscriber
             try {
                 $this->connect(null);
                 $this->reconnects++;
-                $this->queue->add([new MessagesMissed($lostAt, \microtime(true), $reason)], 0);
+                $this->inbox->add([new MessagesMissed($lostAt, \microtime(true), $reason)], 0);
 
                 return;
             } catch (\Throwable) {
@@ -333,7 +333,7 @@ final class Subscriber
             return;
         }
         $this->pingSent = false;
-        $this->parse($bytes);
+        $this->inbox->receive($bytes, $bound !== null || $this->unconfirmed > 0);
     }
 
     /** Everything the socket has now, up to READ_PASS: '' when nothing, null at its end. */
@@ -350,43 +350,28 @@ final class Subscriber
         return $bytes;
     }
 
-    /** Published messages through the parser's fast path, in batches; anything else one by one. */
-    private function parse(string $bytes): void
-    {
-        $this->parser->append($bytes);
-        while (true) {
-            $batch = [];
-            $taken = $this->parser->takeMessages($batch);
-            if ($batch !== []) {
-                $this->queue->add($batch, $taken + \count($batch) * SubscriberQueue::OVERHEAD);
-            }
-            if (!$this->parser->next()) {
-                return;
-            }
-            $this->handle($this->parser->reply);
-        }
-    }
-
     /**
-     * From receive(), every PULL_EVERY messages: what arrived meanwhile joins the queue, so that
+     * From receive(), every PULL_EVERY messages: what arrived meanwhile joins the inbox, so that
      * it waits here rather than on the server. Only while the reader waits for bytes (not while
-     * it connects, nor when the queue is full); a failure is left for the reader to act on.
+     * it connects, nor when the inbox is full); the end of the stream is left for the reader.
      */
     private function pull(): void
     {
-        if (!$this->readerIdle || $this->closed || $this->queue->isFull() || $this->pullFailure !== null) {
+        if (!$this->readerIdle || $this->closed || $this->inbox->isFull()) {
             return;
         }
-        try {
-            $bytes = $this->readAvailable();
-            if ($bytes !== null && $bytes !== '') {
-                $this->pingSent = false;
-                $this->parse($bytes);
-            }
-        } catch (\Throwable $e) {
-            $this->pullFailure = $e;
-            $this->socket->close(); // wakes the reader, which reconnects with this reason
+        $bytes = $this->readAvailable();
+        if ($bytes !== null && $bytes !== '') {
+            $this->pingSent = false;
+            $this->inbox->receive($bytes, $this->unconfirmed > 0);
         }
+    }
+
+    /** A reply receive() parsed from the backlog failed: the reader reconnects with this reason. */
+    private function parseFailed(\Throwable $error): void
+    {
+        $this->parseFailure = $error;
+        $this->socket->close(); // wakes the reader
     }
 
     private function handle(mixed $reply): void
@@ -401,13 +386,13 @@ final class Subscriber
         }
         switch (\strtolower($items[0])) {
             case 'message':
-                $this->queue->add([new Message((string) $items[1], (string) $items[2])], SubscriberQueue::OVERHEAD);
+                $this->inbox->add([new Message((string) $items[1], (string) $items[2])], SubscriberInbox::OVERHEAD);
                 break;
             case 'pmessage':
-                $this->queue->add([new Message((string) $items[2], (string) $items[3], (string) $items[1])], SubscriberQueue::OVERHEAD);
+                $this->inbox->add([new Message((string) $items[2], (string) $items[3], (string) $items[1])], SubscriberInbox::OVERHEAD);
                 break;
             case 'smessage':
-                $this->queue->add([new Message((string) $items[1], (string) $items[2], null, true)], SubscriberQueue::OVERHEAD);
+                $this->inbox->add([new Message((string) $items[1], (string) $items[2], null, true)], SubscriberInbox::OVERHEAD);
                 break;
             case 'subscribe':
             case 'psubscribe':

@@ -1,0 +1,73 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Integration\Redis;
+
+use Bobbin\Async\TimeoutCancellation;
+use Bobbin\Redis\Client;
+use Bobbin\Redis\Message;
+use Bobbin\Redis\MessagesMissed;
+use Bobbin\Tests\Support\Redis\RedisServerProcess;
+use Bobbin\Tests\Support\ServerProcess;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * A burst of published messages against a redis-server of the test's own with Redis's default
+ * `client-output-buffer-limit pubsub 32mb 8mb 60`: what the subscriber leaves on the server,
+ * the server counts against that limit and closes the connection over it.
+ */
+final class PubSubBurstTest extends TestCase
+{
+    private ?ServerProcess $server = null;
+
+    protected function tearDown(): void
+    {
+        $this->server?->remove();
+    }
+
+    public function testABurstOf100MegabytesReachesAConsumerThatKeepsUpWithoutADisconnect(): void
+    {
+        if (\trim((string) \shell_exec('command -v redis-benchmark')) === '') {
+            self::markTestSkipped('redis-benchmark is not installed');
+        }
+        $this->server = RedisServerProcess::start();
+        $redis = new Client(RedisServerProcess::url($this->server));
+        self::assertStringContainsString('pubsub 33554432 8388608 60', \implode(' ', $redis->command('CONFIG', 'GET', 'client-output-buffer-limit')));
+        $subscriber = $redis->subscribe(['burst', 'burst:end']);
+
+        // 102,400 messages of 1 KB, pipelined 512 at a time from another process as fast as the
+        // server takes them: ~100 MB, three times the server's limit.
+        $count = 102_400;
+        $publisher = \proc_open(
+            \sprintf('redis-benchmark -h 127.0.0.1 -p %d -c 1 -n %d -P 512 -q PUBLISH burst %s && redis-cli -h 127.0.0.1 -p %1$d PUBLISH burst:end done', $this->server->port, $count, \str_repeat('x', 1024)),
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
+            $pipes,
+        );
+        self::assertIsResource($publisher);
+        $received = 0;
+        $missed = [];
+        $deadline = new TimeoutCancellation(30.0);
+        try {
+            while (true) {
+                $event = $subscriber->receive($deadline);
+                if ($event instanceof MessagesMissed) {
+                    $missed[] = $event->reason;
+                    continue;
+                }
+                \assert($event instanceof Message);
+                if ($event->channel === 'burst:end') {
+                    break;
+                }
+                $received++;
+            }
+        } finally {
+            $deadline->dispose();
+            \proc_close($publisher);
+            $subscriber->close();
+        }
+
+        self::assertSame([], $missed, 'the subscriber lost its connection');
+        self::assertSame($count, $received);
+    }
+}
