@@ -49,6 +49,11 @@ final class RespParser
     private array $items = [];
     /** @var array<int, int|string> a map's key waiting for its value */
     private array $keys = [];
+    /** The bytes before the payload of the last published message takeMessages() took, and what they said. */
+    private string $messagePrefix = '';
+    private string $messageChannel = '';
+    private ?string $messagePattern = null;
+    private bool $messageShard = false;
 
     public function __construct(
         private readonly int $maxBulkLength = 512 * 1024 * 1024,
@@ -77,7 +82,10 @@ final class RespParser
      * a `message`, `pmessage` or `smessage` push (RESP3 `>`, RESP2 `*`) of bulk strings in the
      * shape Redis sends — as a Message appended to $into, and stops at anything else, which
      * next() then parses (or rejects) as it always does; so does anything incomplete. No
-     * intermediate arrays, one pass over the buffer: a subscriber spends its time here.
+     * intermediate arrays, one pass over the buffer: a subscriber spends its time here. The
+     * bytes before the payload (kind, pattern, channel) usually repeat: when they are the same
+     * as the previous message's, one comparison stands for their parsing, and the message
+     * shares the previous one's channel string; so does a payload length that repeats.
      *
      * @param list<SubscriptionEvent> $into
      * @return int the bytes taken
@@ -90,51 +98,96 @@ final class RespParser
         $buffer = $this->buffer;
         $size = \strlen($buffer);
         $offset = $this->offset;
-        $taken = $offset;
+        $from = $offset;
+        $prefix = $this->messagePrefix;
+        $prefixLength = \strlen($prefix);
+        $channel = $this->messageChannel;
+        $pattern = $this->messagePattern;
+        $shard = $this->messageShard;
+        $digits = null; // the last payload length's text, and $length its value
+        $length = 0;
         while ($size - $offset > 18) {
-            $type = $buffer[$offset];
-            if ($type !== '>' && $type !== '*') {
+            if ($prefixLength === 0 || \substr_compare($buffer, $prefix, $offset, $prefixLength) !== 0) {
+                $at = $this->messageHead($buffer, $offset);
+                if ($at === 0) {
+                    break;
+                }
+                $prefixLength = $at - $offset;
+                $prefix = $this->messagePrefix = \substr($buffer, $offset, $prefixLength);
+                $channel = $this->messageChannel;
+                $pattern = $this->messagePattern;
+                $shard = $this->messageShard;
+            }
+            // The payload: "$LENGTH\r\nDATA\r\n", its '$' in the prefix.
+            $at = $offset + $prefixLength;
+            $end = \strpos($buffer, "\r\n", $at);
+            if ($end === false) {
                 break;
             }
-            // "3\r\n$7\r\nmessage\r\n$", "4\r\n$8\r\npmessage\r\n$" or "3\r\n$8\r\nsmessage\r\n$"
-            $kind = $buffer[$offset + 8];
-            if ($kind === 'm' && \substr_compare($buffer, "3\r\n\$7\r\nmessage\r\n\$", $offset + 1, 17) === 0) {
-                $at = $offset + 18;
-            } elseif (($kind === 'p' || $kind === 's') && \substr_compare($buffer, $kind === 'p' ? "4\r\n\$8\r\npmessage\r\n\$" : "3\r\n\$8\r\nsmessage\r\n\$", $offset + 1, 18) === 0) {
-                $at = $offset + 19;
-            } else {
+            $text = \substr($buffer, $at, $end - $at);
+            if ($text !== $digits) {
+                if (!\ctype_digit($text) || $end - $at > 10 || ($length = (int) $text) > $this->maxBulkLength) {
+                    break; // a null, a sign, garbage, over the limit: next() decides
+                }
+                $digits = $text;
+            }
+            $stop = $end + 2 + $length;
+            if ($stop + 2 > $size || $buffer[$stop] !== "\r" || $buffer[$stop + 1] !== "\n") {
                 break;
             }
-            $strings = [];
-            for ($i = $kind === 'p' ? 3 : 2; $i > 0; $i--) {
-                // At $at: the digits of "$LENGTH\r\nDATA\r\n", the '$' already checked.
-                $end = \strpos($buffer, "\r\n", $at);
-                if ($end === false || $end - $at > 10) {
-                    break 2;
-                }
-                $digits = \substr($buffer, $at, $end - $at);
-                $length = (int) $digits;
-                if (!\ctype_digit($digits) || $length > $this->maxBulkLength) {
-                    break 2; // a null, a sign, garbage, over the limit: next() decides
-                }
-                $at = $end + 2 + $length;
-                if ($at + 2 > $size || $buffer[$at] !== "\r" || $buffer[$at + 1] !== "\n" || ($i > 1 && ($at + 3 > $size || $buffer[$at + 2] !== '$'))) {
-                    break 2;
-                }
-                $strings[] = \substr($buffer, $end + 2, $length);
-                $at += 3;
-            }
-            $into[] = match ($kind) {
-                'm' => new Message($strings[0], $strings[1]),
-                'p' => new Message($strings[1], $strings[2], $strings[0]),
-                default => new Message($strings[0], $strings[1], null, true),
-            };
-            $offset = $at - 1;
+            $into[] = new Message($channel, \substr($buffer, $end + 2, $length), $pattern, $shard);
+            $offset = $stop + 2;
         }
-        $taken = $offset - $taken;
         $this->offset = $offset;
 
-        return $taken;
+        return $offset - $from;
+    }
+
+    /**
+     * The kind, pattern and channel of a published message at $offset, into messageChannel,
+     * messagePattern, messageShard: the offset of its payload's length (after the '$'), or 0
+     * when what is there is not a message in the expected shape, or not whole yet.
+     */
+    private function messageHead(string $buffer, int $offset): int
+    {
+        $type = $buffer[$offset];
+        if ($type !== '>' && $type !== '*') {
+            return 0;
+        }
+        // "3\r\n$7\r\nmessage\r\n$", "4\r\n$8\r\npmessage\r\n$" or "3\r\n$8\r\nsmessage\r\n$"
+        $kind = $buffer[$offset + 8];
+        if ($kind === 'm' && \substr_compare($buffer, "3\r\n\$7\r\nmessage\r\n\$", $offset + 1, 17) === 0) {
+            $at = $offset + 18;
+        } elseif (($kind === 'p' || $kind === 's') && \substr_compare($buffer, $kind === 'p' ? "4\r\n\$8\r\npmessage\r\n\$" : "3\r\n\$8\r\nsmessage\r\n\$", $offset + 1, 18) === 0) {
+            $at = $offset + 19;
+        } else {
+            return 0;
+        }
+        $size = \strlen($buffer);
+        $strings = [];
+        for ($i = $kind === 'p' ? 2 : 1; $i > 0; $i--) {
+            // At $at: the digits of "$LENGTH\r\nDATA\r\n$", the '$' already checked.
+            $end = \strpos($buffer, "\r\n", $at);
+            if ($end === false || $end - $at > 10) {
+                return 0;
+            }
+            $digits = \substr($buffer, $at, $end - $at);
+            $length = (int) $digits;
+            if (!\ctype_digit($digits) || $length > $this->maxBulkLength) {
+                return 0;
+            }
+            $at = $end + 2 + $length;
+            if ($at + 3 > $size || \substr_compare($buffer, "\r\n\$", $at, 3) !== 0) {
+                return 0;
+            }
+            $strings[] = \substr($buffer, $end + 2, $length);
+            $at += 3;
+        }
+        $this->messageChannel = $strings[$kind === 'p' ? 1 : 0];
+        $this->messagePattern = $kind === 'p' ? $strings[0] : null;
+        $this->messageShard = $kind === 's';
+
+        return $at;
     }
 
     /** Whether bytes were received that are not part of a reply returned yet. */

@@ -99,6 +99,23 @@ final class PublishedMessagesTest extends TestCase
         self::assertEquals($expected, self::fastPath(\str_split($bytes)), 'one byte at a time');
     }
 
+    public function testMessagesOfChannelsAndPayloadSizesThatChangeAndComeBackKeepTheirOwn(): void
+    {
+        $bytes = '';
+        $expected = [];
+        foreach (['a', 'bb', 'a', 'a', 'ab', 'bb'] as $i => $channel) {
+            foreach (['', 'x', \str_repeat('y', 12), 'z'] as $j => $payload) {
+                $payload .= $i . $j;
+                $bytes .= \sprintf(">3\r\n\$7\r\nmessage\r\n\$%d\r\n%s\r\n\$%d\r\n%s\r\n", \strlen($channel), $channel, \strlen($payload), $payload);
+                $bytes .= \sprintf(">4\r\n\$8\r\npmessage\r\n\$2\r\n%s*\r\n\$%d\r\n%s\r\n\$%d\r\n%s\r\n", $channel[0], \strlen($channel), $channel, \strlen($payload), $payload);
+                $expected[] = new Message($channel, $payload);
+                $expected[] = new Message($channel, $payload, $channel[0] . '*');
+            }
+        }
+        self::assertEquals($expected, self::fastPath([$bytes]));
+        self::assertEquals($expected, self::fastPath(\str_split($bytes, 7)));
+    }
+
     /** @return iterable<string, array{string}> */
     public static function oddShapes(): iterable
     {
@@ -120,6 +137,7 @@ final class PublishedMessagesTest extends TestCase
     {
         yield 'a payload longer than its length' => [">3\r\n\$7\r\nmessage\r\n\$4\r\nnews\r\n\$1\r\nxy\r\n", 'does not end with CRLF'];
         yield 'a negative length' => [">3\r\n\$7\r\nmessage\r\n\$-4\r\nnews\r\n\$1\r\nx\r\n", 'Invalid length -4'];
+        yield 'an empty length' => [">3\r\n\$7\r\nmessage\r\n\$4\r\nnews\r\n\$\r\n\r\n", 'Invalid number'];
         yield 'a length that is no number' => [">3\r\n\$7\r\nmessage\r\n\$4x\r\nnews\r\n\$1\r\nx\r\n", 'Invalid number'];
     }
 
