@@ -54,6 +54,8 @@ final class RespParser
     private string $messageChannel = '';
     private ?string $messagePattern = null;
     private bool $messageShard = false;
+    private string $messageWhole = '';
+    private int $messageLength = 0;
 
     public function __construct(
         private readonly int $maxBulkLength = 512 * 1024 * 1024,
@@ -104,40 +106,50 @@ final class RespParser
         $channel = $this->messageChannel;
         $pattern = $this->messagePattern;
         $shard = $this->messageShard;
-        $digits = null; // the last payload length's text, and $length its value
-        $length = 0;
+        // The head and the payload's length line together ("…$16\r\n"), and that length.
+        $whole = $this->messageWhole;
+        $wholeLength = \strlen($whole);
+        $length = $this->messageLength;
         while ($size - $offset > 18) {
-            if ($prefixLength === 0 || \substr_compare($buffer, $prefix, $offset, $prefixLength) !== 0) {
-                $at = $this->messageHead($buffer, $offset);
-                if ($at === 0) {
+            if ($wholeLength !== 0 && \substr_compare($buffer, $whole, $offset, $wholeLength) === 0) {
+                $data = $offset + $wholeLength;
+            } else {
+                if ($prefixLength === 0 || \substr_compare($buffer, $prefix, $offset, $prefixLength) !== 0) {
+                    $at = $this->messageHead($buffer, $offset);
+                    if ($at === 0) {
+                        break;
+                    }
+                    $wholeLength = 0;
+                    $prefixLength = $at - $offset;
+                    $prefix = $this->messagePrefix = \substr($buffer, $offset, $prefixLength);
+                    $channel = $this->messageChannel;
+                    $pattern = $this->messagePattern;
+                    $shard = $this->messageShard;
+                }
+                // The payload: "$LENGTH\r\nDATA\r\n", its '$' in the prefix.
+                $at = $offset + $prefixLength;
+                $end = \strpos($buffer, "\r\n", $at);
+                if ($end === false) {
                     break;
                 }
-                $prefixLength = $at - $offset;
-                $prefix = $this->messagePrefix = \substr($buffer, $offset, $prefixLength);
-                $channel = $this->messageChannel;
-                $pattern = $this->messagePattern;
-                $shard = $this->messageShard;
-            }
-            // The payload: "$LENGTH\r\nDATA\r\n", its '$' in the prefix.
-            $at = $offset + $prefixLength;
-            $end = \strpos($buffer, "\r\n", $at);
-            if ($end === false) {
-                break;
-            }
-            $text = \substr($buffer, $at, $end - $at);
-            if ($text !== $digits) {
+                $text = \substr($buffer, $at, $end - $at);
                 if (!\ctype_digit($text) || $end - $at > 10 || ($length = (int) $text) > $this->maxBulkLength) {
+                    $wholeLength = 0;
                     break; // a null, a sign, garbage, over the limit: next() decides
                 }
-                $digits = $text;
+                $data = $end + 2;
+                $wholeLength = $data - $offset;
+                $whole = \substr($buffer, $offset, $wholeLength);
             }
-            $stop = $end + 2 + $length;
+            $stop = $data + $length;
             if ($stop + 2 > $size || $buffer[$stop] !== "\r" || $buffer[$stop + 1] !== "\n") {
                 break;
             }
-            $into[] = new Message($channel, \substr($buffer, $end + 2, $length), $pattern, $shard);
+            $into[] = new Message($channel, \substr($buffer, $data, $length), $pattern, $shard);
             $offset = $stop + 2;
         }
+        $this->messageWhole = $wholeLength === 0 ? '' : $whole;
+        $this->messageLength = $length;
         $this->offset = $offset;
 
         return $offset - $from;
