@@ -64,6 +64,9 @@ final class Subscriber
     private ?DeferredFuture $confirmed = null;
     private bool $pingSent = false;
     private int $reconnects = 0;
+    /** @var array<int, SubscriptionEvent> the batch receive() takes from, and the next in it */
+    private array $taking = [];
+    private int $next = 0;
     /** Whether the reader waits for bytes in its steady state: receive() may then pull them in. */
     private bool $readerIdle = false;
     private int $untilPull = self::PULL_EVERY;
@@ -107,7 +110,18 @@ final class Subscriber
             $this->pull();
         }
 
-        return $this->inbox->poll() ?? $this->inbox->take($cancellation);
+        return $this->taking[$this->next++] ?? $this->takeNext($cancellation);
+    }
+
+    /** @throws RedisException when the subscriber is closed|CancelledException */
+    private function takeNext(?Cancellation $cancellation): SubscriptionEvent
+    {
+        $this->taking = [];
+        $this->next = 0;
+        $this->taking = $this->inbox->takeBatch($cancellation);
+        $this->next = 1;
+
+        return $this->taking[0];
     }
 
     /** @param list<string> $channels */

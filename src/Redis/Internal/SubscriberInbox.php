@@ -14,8 +14,8 @@ use Bobbin\Redis\SubscriptionEvent;
  * (the backlog, in chunks) and the events parsed from them (in batches). The reader adds bytes;
  * they are parsed at once while the application keeps up (under EAGER_BELOW parsed bytes
  * waiting), else only when the application reaches them — so a burst costs a read and a copy
- * per chunk until then, and waits here rather than on the server. poll() takes the next parsed
- * event without a fiber switch; take() parses the next chunk or waits.
+ * per chunk until then, and waits here rather than on the server. takeBatch() hands the
+ * application's side the next batch, parsing the next chunk or waiting when there is none.
  *
  * Bounded: past $maxBytes (bytes on the wire, plus OVERHEAD per parsed message) isFull() tells
  * the reader to stop reading until the application has taken enough (awaitRoom()).
@@ -29,11 +29,7 @@ final class SubscriberInbox
     /** Parsed bytes waiting under which new bytes are parsed as they arrive. */
     private const EAGER_BELOW = 1024 * 1024;
 
-    /** @var array<int, SubscriptionEvent> the batch being taken */
-    private array $taking = [];
-    private int $next = 0;
-    private int $takingBytes = 0;
-    /** @var \SplQueue<array{list<SubscriptionEvent>, int}> the batches after it, and their bytes */
+    /** @var \SplQueue<array{non-empty-list<SubscriptionEvent>, int}> parsed events in batches, and their bytes */
     private readonly \SplQueue $batches;
     private int $parsedBytes = 0;
     /** @var \SplQueue<string> */
@@ -105,28 +101,17 @@ final class SubscriberInbox
         }
     }
 
-    /** The next event of the batch in hand; null when it is used up (take() goes on). */
-    public function poll(): ?SubscriptionEvent
-    {
-        return $this->taking[$this->next++] ?? null;
-    }
-
     /**
-     * The next event: the next batch, or the next chunk of the backlog parsed, or the next to
-     * arrive, waiting as long as it takes.
+     * The next batch of events (never empty): parsed already, or the next chunk of the backlog
+     * parsed now, or the next to arrive, waiting as long as it takes. The batch is the
+     * caller's from then on (it no longer counts against the bound).
      *
+     * @return non-empty-list<SubscriptionEvent>
      * @throws RedisException once closed and empty|\Bobbin\Async\CancelledException
      */
-    public function take(?Cancellation $cancellation): SubscriptionEvent
+    public function takeBatch(?Cancellation $cancellation): array
     {
         while (true) {
-            if (isset($this->taking[$this->next])) {
-                return $this->taking[$this->next++];
-            }
-            $this->parsedBytes -= $this->takingBytes;
-            $this->taking = [];
-            $this->takingBytes = 0;
-            $this->next = 0;
             if ($this->batches->isEmpty() && !$this->backlog->isEmpty()) {
                 try {
                     $this->parseChunk();
@@ -136,15 +121,15 @@ final class SubscriberInbox
                 }
             }
             if (!$this->batches->isEmpty()) {
-                [$this->taking, $this->takingBytes] = $this->batches->dequeue();
-            }
-            if ($this->room !== null && !$this->isFull()) {
-                $room = $this->room;
-                $this->room = null;
-                $room->complete(null);
-            }
-            if ($this->taking !== []) {
-                continue;
+                [$batch, $bytes] = $this->batches->dequeue();
+                $this->parsedBytes -= $bytes;
+                if ($this->room !== null && !$this->isFull()) {
+                    $room = $this->room;
+                    $this->room = null;
+                    $room->complete(null);
+                }
+
+                return $batch;
             }
             if ($this->closed) {
                 throw new RedisException('The subscriber is closed');
