@@ -10,11 +10,12 @@ declare(strict_types=1);
  * 32mb 8mb 60` closes a subscriber that lets 32 MB pile up on the server).
  *
  *   flock -o /tmp/bobbin-bench.lock php bench/redis/subscriber.php [--rounds=5] [--small=200000]
- *       [--large=20000] [--burst-mb=100] [--callgrind] [--only=small,large,burst]
+ *       [--large=20000] [--burst-mb=100] [--callgrind] [--only=small,large,burst,burst10]
  *
  * A private redis-server (default settings, no persistence) runs under var/bench-redis-sub on a
  * unix socket, pinned with the publisher to CPU 1, and is stopped by its PID at the end. The
- * publisher is redis-benchmark (`-c 1 -P 500 PUBLISH bench PAYLOAD`); the subscriber is a child
+ * publisher is redis-benchmark (`-c 1 -P 500 PUBLISH bench PAYLOAD`: as fast as the server takes
+ * them; burst10 pipelines 10 at a time, a slower burst); the subscriber is a child
  * process pinned to CPU 0 running this script with --role=subscriber, which counts the messages
  * until a sentinel on `bench:end` (published after the publisher is done) and reports. Rounds
  * interleave the two clients, alternating which goes first; each line is one round, the ratio is
@@ -59,7 +60,9 @@ function subscriber(string $client, string $socket, string $root): void
     if ($client === 'phpredis') {
         $redis = new \Redis();
         $redis->connect($socket);
-        $redis->setOption(\Redis::OPT_READ_TIMEOUT, -1);
+        // Not -1: phpredis reconnects a lost subscriber silently, unsubscribed, and would wait forever.
+        $redis->setOption(\Redis::OPT_READ_TIMEOUT, 5);
+        $redis->setOption(\Redis::OPT_MAX_RETRIES, 0);
         echo "ready\n"; // SUBSCRIBE goes out before the first read: the publisher waits for the sentinel channel's subscriber count
         $cpuAtReady = $cpu();
         try {
@@ -114,7 +117,7 @@ $rounds = \max(1, (int) ($options['rounds'] ?? 5));
 $small = (int) ($options['small'] ?? 200_000);
 $large = (int) ($options['large'] ?? 20_000);
 $burstMb = (int) ($options['burst-mb'] ?? 100);
-$only = \explode(',', (string) ($options['only'] ?? 'small,large,burst'));
+$only = \explode(',', (string) ($options['only'] ?? 'small,large,burst,burst10'));
 $callgrind = isset($options['callgrind']);
 foreach (['redis-server', 'redis-benchmark', 'taskset', ...($callgrind ? ['valgrind'] : [])] as $tool) {
     if (\trim((string) \shell_exec('command -v ' . $tool)) === '') {
@@ -173,7 +176,7 @@ function run(string $client, int $size, int $count, string $socket, string $log,
 {
     $killsBefore = \substr_count((string) \file_get_contents($log), 'output buffer limits');
     $child = \proc_open(
-        [...$prefix, 'taskset', '-c', '0', \PHP_BINARY, ...$phpSettings, __FILE__, '--role=subscriber', '--client=' . $client, '--socket=' . $socket],
+        ['taskset', '-c', '0', ...$prefix, \PHP_BINARY, ...$phpSettings, __FILE__, '--role=subscriber', '--client=' . $client, '--socket=' . $socket],
         [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => \STDERR],
         $pipes,
     );
@@ -210,12 +213,13 @@ function median(array $values): float
     return $n === 0 ? \NAN : ($n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2);
 }
 
-$cases = ['small' => [16, $small], 'large' => [1024, $large], 'burst' => [1024, \intdiv($burstMb * 1_048_576, 1024)]];
-foreach ($cases as $name => [$size, $count]) {
+$burst = \intdiv($burstMb * 1_048_576, 1024);
+$cases = ['small' => [16, $small, 500], 'large' => [1024, $large, 500], 'burst' => [1024, $burst, 500], 'burst10' => [1024, $burst, 10]];
+foreach ($cases as $name => [$size, $count, $pipeline]) {
     if (!\in_array($name, $only, true)) {
         continue;
     }
-    \printf("\n%s: %d messages of %d B (%.1f MB of payload)\n", $name, $count, $size, $count * $size / 1_048_576);
+    \printf("\n%s: %d messages of %d B (%.1f MB of payload), PUBLISH pipelined %d at a time\n", $name, $count, $size, $count * $size / 1_048_576, $pipeline);
     $ratios = [];
     $per = ['bobbin' => [], 'phpredis' => []];
     $lost = ['bobbin' => 0, 'phpredis' => 0];
@@ -223,7 +227,7 @@ foreach ($cases as $name => [$size, $count]) {
         $order = $round % 2 === 1 ? ['bobbin', 'phpredis'] : ['phpredis', 'bobbin'];
         $r = [];
         foreach ($order as $client) {
-            $r[$client] = run($client, $size, $count, $socket, $log, $control, $phpSettings);
+            $r[$client] = run($client, $size, $count, $socket, $log, $control, $phpSettings, [], $pipeline);
         }
         $line = \sprintf('  round %d:', $round);
         foreach (['bobbin', 'phpredis'] as $client) {
@@ -254,7 +258,7 @@ if ($callgrind) {
             $counts = [];
             foreach ([$n, 5 * $n] as $count) {
                 $out = \tempnam(\sys_get_temp_dir(), 'bobbin-sub-callgrind-');
-                run($client, $size, $count, $socket, $log, $control, $phpSettings, ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out], 20);
+                run($client, $size, $count, $socket, $log, $control, $phpSettings, ['valgrind', '--quiet', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out], 20);
                 \preg_match('/^(?:summary|totals): (\d+)/m', (string) \file_get_contents($out), $m);
                 $counts[] = (int) ($m[1] ?? 0);
                 @\unlink($out);
