@@ -357,8 +357,11 @@ final class Subscriber
         if ($bytes === null || $bytes === '') {
             return $bytes;
         }
-        while (\strlen($bytes) < self::READ_PASS && ($more = $this->socket->read()) !== null && $more !== '') {
+        // A read shorter than a whole chunk emptied the socket: no second read to learn that.
+        $last = \strlen($bytes);
+        while ($last === Socket::READ_CHUNK && \strlen($bytes) < self::READ_PASS && ($more = $this->socket->read()) !== null && $more !== '') {
             $bytes .= $more;
+            $last = \strlen($more);
         }
 
         return $bytes;
