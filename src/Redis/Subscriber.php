@@ -316,7 +316,7 @@ final class Subscriber
     /** Reads what the socket has (waiting up to the ping interval for something) and handles it. */
     private function readOnce(?Cancellation $bound): void
     {
-        $bytes = $this->readAvailable();
+        $bytes = $this->socket->read();
         if ($bytes === '') {
             $silence = new TimeoutCancellation($this->pingInterval);
             $this->readerIdle = $bound === null;
@@ -338,7 +338,7 @@ final class Subscriber
                 $this->readerIdle = false;
                 $silence->dispose();
             }
-            $bytes = $this->readAvailable();
+            $bytes = $this->socket->read();
         }
         if ($bytes === null) {
             throw new ConnectionLostException(\sprintf('Redis (%s) closed the subscriber\'s connection', $this->config->describe()));
@@ -346,25 +346,30 @@ final class Subscriber
         if ($bytes === '') {
             return;
         }
-        $this->pingSent = false;
-        $this->inbox->receive($bytes, $bound !== null || $this->unconfirmed > 0);
+        $this->readOn($bytes, $bound !== null);
     }
 
-    /** Everything the socket has now, up to READ_PASS: '' when nothing, null at its end. */
-    private function readAvailable(): ?string
+    /**
+     * Hands $bytes to the inbox and reads on while the socket has more, up to READ_PASS: each
+     * read a chunk of its own (joining them would copy every byte once more). A read shorter
+     * than a whole chunk emptied the socket: no further read to learn that. The end of the
+     * stream is left for the next read.
+     */
+    private function readOn(string $bytes, bool $connecting): void
     {
-        $bytes = $this->socket->read();
-        if ($bytes === null || $bytes === '') {
-            return $bytes;
+        $this->pingSent = false;
+        $total = 0;
+        while (true) {
+            $this->inbox->receive($bytes, $connecting || $this->unconfirmed > 0);
+            $total += \strlen($bytes);
+            if (\strlen($bytes) !== Socket::READ_CHUNK || $total >= self::READ_PASS) {
+                return;
+            }
+            $bytes = $this->socket->read();
+            if ($bytes === null || $bytes === '') {
+                return;
+            }
         }
-        // A read shorter than a whole chunk emptied the socket: no second read to learn that.
-        $last = \strlen($bytes);
-        while ($last === Socket::READ_CHUNK && \strlen($bytes) < self::READ_PASS && ($more = $this->socket->read()) !== null && $more !== '') {
-            $bytes .= $more;
-            $last = \strlen($more);
-        }
-
-        return $bytes;
     }
 
     /**
@@ -377,10 +382,9 @@ final class Subscriber
         if (!$this->readerIdle || $this->closed || $this->inbox->isFull()) {
             return;
         }
-        $bytes = $this->readAvailable();
+        $bytes = $this->socket->read();
         if ($bytes !== null && $bytes !== '') {
-            $this->pingSent = false;
-            $this->inbox->receive($bytes, $this->unconfirmed > 0);
+            $this->readOn($bytes, false);
         }
     }
 
