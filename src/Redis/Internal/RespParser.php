@@ -49,6 +49,9 @@ final class RespParser
     private array $items = [];
     /** @var array<int, int|string> a map's key waiting for its value */
     private array $keys = [];
+    /** The chunk whose head the buffer holds from $joinedAt on, while stitched (append()). */
+    private ?string $rest = null;
+    private int $joinedAt = 0;
     /** The bytes before the payload of the last published message takeMessages() took, and what they said. */
     private string $messagePrefix = '';
     private string $messageChannel = '';
@@ -57,18 +60,37 @@ final class RespParser
     private string $messageWhole = '';
     private int $messageLength = 0;
 
+    /**
+     * @param int $stitch a chunk appended behind an unparsed tail of at most this many bytes is
+     *        joined to it only by its first $stitch bytes (a copy of those alone); parsing goes on
+     *        in the chunk itself once past them (spill())
+     */
     public function __construct(
         private readonly int $maxBulkLength = 512 * 1024 * 1024,
         private readonly int $maxLineLength = 1024 * 1024,
         private readonly int $maxDepth = 128,
+        private readonly int $stitch = 65536,
     ) {
     }
 
     public function append(string $bytes): void
     {
+        if ($this->rest !== null) {
+            $this->spill();
+        }
         if ($this->offset === \strlen($this->buffer)) {
             $this->buffer = $bytes;
             $this->offset = 0;
+
+            return;
+        }
+        $tail = \strlen($this->buffer) - $this->offset;
+        if ($tail <= $this->stitch && \strlen($bytes) > 2 * $this->stitch) {
+            // The partial reply left at the end of the last chunk, and the head of this one.
+            $this->buffer = \substr($this->buffer, $this->offset) . \substr($bytes, 0, $this->stitch);
+            $this->offset = 0;
+            $this->rest = $bytes;
+            $this->joinedAt = $tail;
 
             return;
         }
@@ -77,6 +99,28 @@ final class RespParser
             $this->offset = 0;
         }
         $this->buffer .= $bytes;
+    }
+
+    /**
+     * At the end of a stitched buffer (append()): past the tail, on into the chunk itself,
+     * without a copy; with an element still begun in the tail, the rest of the chunk joined to
+     * it (a copy, as append() makes without stitching). Whether the buffer changed.
+     */
+    private function spill(): bool
+    {
+        if ($this->rest === null) {
+            return false;
+        }
+        if ($this->offset >= $this->joinedAt) {
+            $this->offset -= $this->joinedAt;
+            $this->buffer = $this->rest;
+        } else {
+            $this->buffer = \substr($this->buffer, $this->offset) . \substr($this->rest, \strlen($this->buffer) - $this->joinedAt);
+            $this->offset = 0;
+        }
+        $this->rest = null;
+
+        return true;
     }
 
     /**
@@ -151,6 +195,11 @@ final class RespParser
         $this->messageWhole = $wholeLength === 0 ? '' : $whole;
         $this->messageLength = $length;
         $this->offset = $offset;
+        if ($this->rest !== null && $offset >= $this->joinedAt) {
+            $this->spill(); // into the chunk itself: the messages go on there
+
+            return $offset - $from + $this->takeMessages($into);
+        }
 
         return $offset - $from;
     }
@@ -205,7 +254,7 @@ final class RespParser
     /** Whether bytes were received that are not part of a reply returned yet. */
     public function hasUnreadBytes(): bool
     {
-        return $this->offset < \strlen($this->buffer) || $this->kinds !== [];
+        return $this->offset < \strlen($this->buffer) || $this->kinds !== [] || $this->rest !== null;
     }
 
     /**
@@ -265,7 +314,7 @@ final class RespParser
         $buffer = $this->buffer;
         $offset = $this->offset;
         if ($offset >= \strlen($buffer)) {
-            return self::INCOMPLETE;
+            return $this->spill() ? $this->element() : self::INCOMPLETE;
         }
         $end = \strpos($buffer, "\r\n", $offset + 1);
         if ($end === false) {
@@ -273,7 +322,7 @@ final class RespParser
                 throw new ProtocolException(\sprintf('A reply line is longer than %d bytes', $this->maxLineLength));
             }
 
-            return self::INCOMPLETE;
+            return $this->spill() ? $this->element() : self::INCOMPLETE;
         }
         $type = $buffer[$offset];
         $line = \substr($buffer, $offset + 1, $end - $offset - 1);
@@ -296,7 +345,7 @@ final class RespParser
                 }
                 $start = $end + 2;
                 if (\strlen($buffer) < $start + $length + 2) {
-                    return self::INCOMPLETE;
+                    return $this->spill() ? $this->element() : self::INCOMPLETE;
                 }
                 if (\substr_compare($buffer, "\r\n", $start + $length, 2) !== 0) {
                     throw new ProtocolException('A bulk reply does not end with CRLF where its length says');

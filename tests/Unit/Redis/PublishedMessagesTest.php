@@ -26,9 +26,9 @@ final class PublishedMessagesTest extends TestCase
      * @param list<string> $chunks
      * @return list<mixed>
      */
-    private static function fastPath(array $chunks): array
+    private static function fastPath(array $chunks, int $stitch = 65536): array
     {
-        $parser = new RespParser();
+        $parser = new RespParser(stitch: $stitch);
         $seen = [];
         foreach ($chunks as $chunk) {
             $parser->append($chunk);
@@ -114,6 +114,21 @@ final class PublishedMessagesTest extends TestCase
         }
         self::assertEquals($expected, self::fastPath([$bytes]));
         self::assertEquals($expected, self::fastPath(\str_split($bytes, 7)));
+    }
+
+    public function testChunksJoinedToAPartialReplyByTheirHeadAloneGiveWhatOneBufferGives(): void
+    {
+        $bytes = self::MESSAGE3 . "*3\r\n:1\r\n\$40\r\n" . \str_repeat('b', 40) . "\r\n%1\r\n+k\r\n_\r\n" . self::PMESSAGE
+            . ">3\r\n\$7\r\nmessage\r\n\$4\r\nnews\r\n\$60\r\n" . \str_repeat('p', 60) . "\r\n" . self::MESSAGE2 . "+PONG\r\n" . self::SMESSAGE . self::MESSAGE3;
+        $expected = self::slowPath($bytes);
+        foreach ([1, 2, 5, 16] as $stitch) {
+            for ($cut = 1; $cut < \strlen($bytes); $cut++) {
+                self::assertEquals($expected, self::fastPath([\substr($bytes, 0, $cut), \substr($bytes, $cut)], $stitch), "stitch $stitch, cut at $cut");
+            }
+            foreach ([7, 20, 64] as $size) {
+                self::assertEquals($expected, self::fastPath(\str_split($bytes, $size), $stitch), "stitch $stitch, chunks of $size");
+            }
+        }
     }
 
     /** @return iterable<string, array{string}> */
