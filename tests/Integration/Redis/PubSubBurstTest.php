@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Redis;
 
+use Bobbin\Async\Async;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Redis\Client;
 use Bobbin\Redis\Message;
@@ -71,5 +72,41 @@ final class PubSubBurstTest extends TestCase
 
         self::assertSame([], $missed, 'the subscriber lost its connection');
         self::assertSame($count, $received);
+    }
+
+    public function testAnApplicationThatFallsBehindTheSubscribersBoundIsToldSoWhenTheServerDropsIt(): void
+    {
+        if (\trim((string) \shell_exec('command -v redis-benchmark')) === '') {
+            self::markTestSkipped('redis-benchmark is not installed');
+        }
+        $this->server = RedisServerProcess::start();
+        $redis = new Client(RedisServerProcess::url($this->server));
+        $redis->command('CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1mb 1mb 0'); // quick to reach
+        $subscriber = $redis->subscribe(['slow'], maxQueuedBytes: 1024 * 1024);
+
+        // 8 MB published while the application takes nothing: the subscriber holds 1 MiB, then
+        // stops reading; the server's buffer passes its 1 MB and it drops the connection.
+        $publisher = \proc_open(
+            \sprintf('redis-benchmark -h 127.0.0.1 -p %d -c 1 -n 8192 -P 16 -q PUBLISH slow %s', $this->server->port, \str_repeat('x', 1024)),
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']],
+            $pipes,
+        );
+        self::assertIsResource($publisher);
+        $deadline = new TimeoutCancellation(20.0);
+        try {
+            Async::delay(1.5, $deadline);
+            $received = 0;
+            while (!($event = $subscriber->receive($deadline)) instanceof MessagesMissed) {
+                $received++;
+            }
+        } finally {
+            $deadline->dispose();
+            \proc_close($publisher);
+            $subscriber->close();
+        }
+
+        self::assertGreaterThan(0, $received);
+        self::assertLessThan(8192, $received);
+        self::assertStringContainsString('after the application fell behind: 1 MiB of messages waited unread in the subscriber (its bound, maxQueuedBytes)', $event->reason);
     }
 }
