@@ -211,10 +211,12 @@ final class Client implements Executor
      * @param list<string> $channels
      * @param list<string> $patterns
      * @param list<string> $shardChannels
+     * @param int $maxQueuedBytes how much the subscriber holds for an application that falls
+     *        behind (messages' bytes plus ~200 each) before it stops reading (docs/REDIS.md)
      */
-    public function subscribe(array $channels = [], array $patterns = [], array $shardChannels = [], ?Cancellation $cancellation = null): Subscriber
+    public function subscribe(array $channels = [], array $patterns = [], array $shardChannels = [], ?Cancellation $cancellation = null, int $maxQueuedBytes = 64 * 1024 * 1024): Subscriber
     {
-        return Subscriber::open($this->config->connection->with(commandTimeout: null, tracking: false), $channels, $patterns, $shardChannels, $cancellation);
+        return Subscriber::open($this->config->connection->with(commandTimeout: null, tracking: false), $channels, $patterns, $shardChannels, $cancellation, maxQueuedBytes: $maxQueuedBytes);
     }
 
     public function protocol(): int

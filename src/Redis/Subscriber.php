@@ -7,8 +7,6 @@ namespace Bobbin\Redis;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
-use Bobbin\Async\Channel;
-use Bobbin\Async\ChannelClosedException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\OwnsResources;
@@ -18,13 +16,22 @@ use Bobbin\Redis\Exception\RedisException;
 use Bobbin\Redis\Internal\Handshake;
 use Bobbin\Redis\Internal\Push;
 use Bobbin\Redis\Internal\RespEncoder;
-use Bobbin\Redis\Internal\RespParser;
 use Bobbin\Redis\Internal\Socket;
+use Bobbin\Redis\Internal\SubscriberInbox;
 
 /**
  * Pub/sub on a connection of its own: channels (SUBSCRIBE), patterns (PSUBSCRIBE) and shard
- * channels (SSUBSCRIBE), their messages delivered in order to receive(), a fiber-aware channel (a
- * slow consumer holds the reader, and the server's buffer, back: nothing is dropped here).
+ * channels (SSUBSCRIBE), their messages delivered in order to receive().
+ *
+ * The reader takes everything the socket has at each wake-up into an inbox of the client's own
+ * (SubscriberInbox), so that a burst waits here rather than on the server, whose
+ * `client-output-buffer-limit pubsub` (32 MB by default) closes a subscriber that lets it pile
+ * up there; published messages are parsed in one pass, in batches, and receive() takes them
+ * without a fiber switch. Every PULL_EVERY messages receive() also pulls in what has arrived,
+ * for an application that handles messages without ever letting the reader run. The inbox is
+ * bounded ($maxQueuedBytes: bytes on the wire plus ~200 per parsed message): past it the reader
+ * stops reading, the server buffers, and if the server then closes the connection,
+ * MessagesMissed says that the application fell behind.
  *
  * A reader fiber owns the connection. When it is lost (a restart, CLIENT KILL, a silent peer
  * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
@@ -37,6 +44,10 @@ final class Subscriber
 
     private const BACKOFF_FIRST = 0.05;
     private const BACKOFF_MAX = 2.0;
+    /** What one wake-up of the reader reads at most before parsing it (then it reads on). */
+    private const READ_PASS = 1024 * 1024;
+    /** receive() looks for bytes that arrived meanwhile once per this many messages (one recv()). */
+    private const PULL_EVERY = 128;
 
     /** @var array<string, true> */
     private array $channels = [];
@@ -44,10 +55,8 @@ final class Subscriber
     private array $patterns = [];
     /** @var array<string, true> */
     private array $shardChannels = [];
-    /** @var Channel<SubscriptionEvent> */
-    private readonly Channel $events;
+    private SubscriberInbox $inbox;
     private Socket $socket;
-    private RespParser $parser;
     private bool $closed = false;
     /** Subscription confirmations still due, and who waits for them. */
     private int $unconfirmed = 0;
@@ -55,10 +64,20 @@ final class Subscriber
     private ?DeferredFuture $confirmed = null;
     private bool $pingSent = false;
     private int $reconnects = 0;
+    /** @var array<int, SubscriptionEvent> the batch receive() takes from, and the next in it */
+    private array $taking = [];
+    private int $next = 0;
+    /** Whether the reader waits for bytes in its steady state: receive() may then pull them in. */
+    private bool $readerIdle = false;
+    private int $untilPull = self::PULL_EVERY;
+    /** What went wrong while receive() parsed the backlog: the reader's reason to reconnect. */
+    private ?\Throwable $parseFailure = null;
+    /** Whether the inbox was full on this connection: the reason a server's close then gets. */
+    private bool $fellBehind = false;
 
-    private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $capacity)
+    private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $maxQueuedBytes)
     {
-        $this->events = new Channel($capacity);
+        $this->inbox = new SubscriberInbox($maxQueuedBytes, $this->handle(...), $this->parseFailed(...));
     }
 
     /**
@@ -67,9 +86,9 @@ final class Subscriber
      * @param list<string> $patterns
      * @param list<string> $shardChannels
      */
-    public static function open(ConnectionConfig $config, array $channels, array $patterns, array $shardChannels, ?Cancellation $cancellation = null, float $pingInterval = 30.0, int $capacity = 10_000): self
+    public static function open(ConnectionConfig $config, array $channels, array $patterns, array $shardChannels, ?Cancellation $cancellation = null, float $pingInterval = 30.0, int $maxQueuedBytes = 64 * 1024 * 1024): self
     {
-        $subscriber = new self($config, $pingInterval, $capacity);
+        $subscriber = new self($config, $pingInterval, $maxQueuedBytes);
         $subscriber->channels = \array_fill_keys($channels, true);
         $subscriber->patterns = \array_fill_keys($patterns, true);
         $subscriber->shardChannels = \array_fill_keys($shardChannels, true);
@@ -86,11 +105,23 @@ final class Subscriber
      */
     public function receive(?Cancellation $cancellation = null): SubscriptionEvent
     {
-        try {
-            return $this->events->receive($cancellation);
-        } catch (ChannelClosedException $e) {
-            throw new RedisException('The subscriber is closed', 0, $e);
+        if (--$this->untilPull === 0) {
+            $this->untilPull = self::PULL_EVERY;
+            $this->pull();
         }
+
+        return $this->taking[$this->next++] ?? $this->takeNext($cancellation);
+    }
+
+    /** @throws RedisException when the subscriber is closed|CancelledException */
+    private function takeNext(?Cancellation $cancellation): SubscriptionEvent
+    {
+        $this->taking = [];
+        $this->next = 0;
+        $this->taking = $this->inbox->takeBatch($cancellation);
+        $this->next = 1;
+
+        return $this->taking[0];
     }
 
     /** @param list<string> $channels */
@@ -153,7 +184,7 @@ final class Subscriber
         }
         $this->closed = true;
         $this->socket->close();
-        $this->events->close();
+        $this->inbox->close();
         $this->confirmed?->fail(new RedisException('The subscriber was closed'));
         $this->confirmed = null;
     }
@@ -207,7 +238,7 @@ final class Subscriber
             try {
                 $handshake = Handshake::perform($socket, $this->config, $bound);
                 $this->socket = $socket;
-                $this->parser = $handshake->parser;
+                $this->inbox->useParser($handshake->parser);
                 $out = '';
                 foreach (['SUBSCRIBE' => $this->channels, 'PSUBSCRIBE' => $this->patterns, 'SSUBSCRIBE' => $this->shardChannels] as $command => $set) {
                     if ($set !== []) {
@@ -216,6 +247,8 @@ final class Subscriber
                 }
                 $this->unconfirmed = \count($this->channels) + \count($this->patterns) + \count($this->shardChannels);
                 $this->pingSent = false;
+                $this->fellBehind = false;
+                $this->parseFailure = null;
                 $this->write($out);
                 while ($this->unconfirmed > 0) {
                     $this->readOnce($bound);
@@ -239,26 +272,38 @@ final class Subscriber
     {
         while (!$this->closed) {
             try {
+                if ($this->inbox->isFull()) {
+                    $this->fellBehind = true;
+                    $this->inbox->awaitRoom();
+                }
                 $this->readOnce(null);
             } catch (\Throwable $e) {
                 if ($this->isClosed()) {
                     return;
                 }
-                $this->reconnect($e);
+                $this->inbox->drain(); // what came before the loss is delivered before MessagesMissed
+                $this->reconnect($this->parseFailure ?? $e);
             }
         }
     }
 
-    private function reconnect(\Throwable $reason): void
+    private function reconnect(\Throwable $error): void
     {
         $lostAt = \microtime(true);
+        $reason = $error->getMessage();
+        if ($this->fellBehind) {
+            $reason .= \sprintf(
+                ' after the application fell behind: %d MiB of messages waited unread in the subscriber (its bound, maxQueuedBytes) and more on the server, whose client-output-buffer-limit pubsub closes such a subscriber',
+                \intdiv($this->inbox->maxBytes, 1024 * 1024),
+            );
+        }
         $this->socket->close();
         $delay = self::BACKOFF_FIRST;
         while (!$this->closed) {
             try {
                 $this->connect(null);
                 $this->reconnects++;
-                $this->events->send(new MessagesMissed($lostAt, \microtime(true), $reason->getMessage()));
+                $this->inbox->add([new MessagesMissed($lostAt, \microtime(true), $reason)], 0);
 
                 return;
             } catch (\Throwable) {
@@ -268,15 +313,17 @@ final class Subscriber
         }
     }
 
-    /** Reads once (waiting up to the ping interval) and handles what came. */
+    /** Reads what the socket has (waiting up to the ping interval for something) and handles it. */
     private function readOnce(?Cancellation $bound): void
     {
         $bytes = $this->socket->read();
         if ($bytes === '') {
             $silence = new TimeoutCancellation($this->pingInterval);
+            $this->readerIdle = $bound === null;
             try {
                 $this->socket->awaitReadable($bound === null ? $silence : new CompositeCancellation($bound, $silence));
             } catch (CancelledException $e) {
+                $this->readerIdle = false;
                 if ($bound !== null && $bound->isRequested()) {
                     throw $e;
                 }
@@ -288,6 +335,7 @@ final class Subscriber
 
                 return;
             } finally {
+                $this->readerIdle = false;
                 $silence->dispose();
             }
             $bytes = $this->socket->read();
@@ -298,11 +346,53 @@ final class Subscriber
         if ($bytes === '') {
             return;
         }
+        $this->readOn($bytes, $bound !== null);
+    }
+
+    /**
+     * Hands $bytes to the inbox and reads on while the socket has more, up to READ_PASS: each
+     * read a chunk of its own (joining them would copy every byte once more). A read shorter
+     * than a whole chunk emptied the socket: no further read to learn that. The end of the
+     * stream is left for the next read.
+     */
+    private function readOn(string $bytes, bool $connecting): void
+    {
         $this->pingSent = false;
-        $this->parser->append($bytes);
-        while ($this->parser->next()) {
-            $this->handle($this->parser->reply);
+        $total = 0;
+        while (true) {
+            $this->inbox->receive($bytes, $connecting || $this->unconfirmed > 0);
+            $total += \strlen($bytes);
+            if (\strlen($bytes) !== Socket::READ_CHUNK || $total >= self::READ_PASS) {
+                return;
+            }
+            $bytes = $this->socket->read();
+            if ($bytes === null || $bytes === '') {
+                return;
+            }
         }
+    }
+
+    /**
+     * From receive(), every PULL_EVERY messages: what arrived meanwhile joins the inbox, so that
+     * it waits here rather than on the server. Only while the reader waits for bytes (not while
+     * it connects, nor when the inbox is full); the end of the stream is left for the reader.
+     */
+    private function pull(): void
+    {
+        if (!$this->readerIdle || $this->closed || $this->inbox->isFull()) {
+            return;
+        }
+        $bytes = $this->socket->read();
+        if ($bytes !== null && $bytes !== '') {
+            $this->readOn($bytes, false);
+        }
+    }
+
+    /** A reply receive() parsed from the backlog failed: the reader reconnects with this reason. */
+    private function parseFailed(\Throwable $error): void
+    {
+        $this->parseFailure = $error;
+        $this->socket->close(); // wakes the reader
     }
 
     private function handle(mixed $reply): void
@@ -317,13 +407,13 @@ final class Subscriber
         }
         switch (\strtolower($items[0])) {
             case 'message':
-                $this->events->send(new Message((string) $items[1], (string) $items[2]));
+                $this->inbox->add([new Message((string) $items[1], (string) $items[2])], SubscriberInbox::OVERHEAD);
                 break;
             case 'pmessage':
-                $this->events->send(new Message((string) $items[2], (string) $items[3], (string) $items[1]));
+                $this->inbox->add([new Message((string) $items[2], (string) $items[3], (string) $items[1])], SubscriberInbox::OVERHEAD);
                 break;
             case 'smessage':
-                $this->events->send(new Message((string) $items[1], (string) $items[2], null, true));
+                $this->inbox->add([new Message((string) $items[1], (string) $items[2], null, true)], SubscriberInbox::OVERHEAD);
                 break;
             case 'subscribe':
             case 'psubscribe':

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Redis\Internal;
 
 use Bobbin\Redis\Exception\ProtocolException;
+use Bobbin\Redis\Message;
+use Bobbin\Redis\SubscriptionEvent;
 use Bobbin\Redis\VerbatimString;
 
 /**
@@ -47,19 +49,48 @@ final class RespParser
     private array $items = [];
     /** @var array<int, int|string> a map's key waiting for its value */
     private array $keys = [];
+    /** The chunk whose head the buffer holds from $joinedAt on, while stitched (append()). */
+    private ?string $rest = null;
+    private int $joinedAt = 0;
+    /** The bytes before the payload of the last published message takeMessages() took, and what they said. */
+    private string $messagePrefix = '';
+    private string $messageChannel = '';
+    private ?string $messagePattern = null;
+    private bool $messageShard = false;
+    private string $messageWhole = '';
+    private int $messageLength = 0;
 
+    /**
+     * @param int $stitch a chunk appended behind an unparsed tail of at most this many bytes is
+     *        joined to it only by its first $stitch bytes (a copy of those alone); parsing goes on
+     *        in the chunk itself once past them (spill())
+     */
     public function __construct(
         private readonly int $maxBulkLength = 512 * 1024 * 1024,
         private readonly int $maxLineLength = 1024 * 1024,
         private readonly int $maxDepth = 128,
+        private readonly int $stitch = 65536,
     ) {
     }
 
     public function append(string $bytes): void
     {
+        if ($this->rest !== null) {
+            $this->spill();
+        }
         if ($this->offset === \strlen($this->buffer)) {
             $this->buffer = $bytes;
             $this->offset = 0;
+
+            return;
+        }
+        $tail = \strlen($this->buffer) - $this->offset;
+        if ($tail <= $this->stitch && \strlen($bytes) > 2 * $this->stitch) {
+            // The partial reply left at the end of the last chunk, and the head of this one.
+            $this->buffer = \substr($this->buffer, $this->offset) . \substr($bytes, 0, $this->stitch);
+            $this->offset = 0;
+            $this->rest = $bytes;
+            $this->joinedAt = $tail;
 
             return;
         }
@@ -70,10 +101,160 @@ final class RespParser
         $this->buffer .= $bytes;
     }
 
+    /**
+     * At the end of a stitched buffer (append()): past the tail, on into the chunk itself,
+     * without a copy; with an element still begun in the tail, the rest of the chunk joined to
+     * it (a copy, as append() makes without stitching). Whether the buffer changed.
+     */
+    private function spill(): bool
+    {
+        if ($this->rest === null) {
+            return false;
+        }
+        if ($this->offset >= $this->joinedAt) {
+            $this->offset -= $this->joinedAt;
+            $this->buffer = $this->rest;
+        } else {
+            $this->buffer = \substr($this->buffer, $this->offset) . \substr($this->rest, \strlen($this->buffer) - $this->joinedAt);
+            $this->offset = 0;
+        }
+        $this->rest = null;
+
+        return true;
+    }
+
+    /**
+     * Pub/sub's fast path: takes every complete published message at the front of the buffer —
+     * a `message`, `pmessage` or `smessage` push (RESP3 `>`, RESP2 `*`) of bulk strings in the
+     * shape Redis sends — as a Message appended to $into, and stops at anything else, which
+     * next() then parses (or rejects) as it always does; so does anything incomplete. No
+     * intermediate arrays, one pass over the buffer: a subscriber spends its time here. The
+     * bytes before the payload (kind, pattern, channel) usually repeat: when they are the same
+     * as the previous message's, one comparison stands for their parsing, and the message
+     * shares the previous one's channel string; so does a payload length that repeats.
+     *
+     * @param list<SubscriptionEvent> $into
+     * @return int the bytes taken
+     */
+    public function takeMessages(array &$into): int
+    {
+        if ($this->kinds !== []) {
+            return 0; // inside an aggregate: next() goes on with it
+        }
+        $buffer = $this->buffer;
+        $size = \strlen($buffer);
+        $offset = $this->offset;
+        $from = $offset;
+        $prefix = $this->messagePrefix;
+        $prefixLength = \strlen($prefix);
+        $channel = $this->messageChannel;
+        $pattern = $this->messagePattern;
+        $shard = $this->messageShard;
+        // The head and the payload's length line together ("…$16\r\n"), and that length.
+        $whole = $this->messageWhole;
+        $wholeLength = \strlen($whole);
+        $length = $this->messageLength;
+        while ($size - $offset > 18) {
+            if ($wholeLength !== 0 && \substr_compare($buffer, $whole, $offset, $wholeLength) === 0) {
+                $data = $offset + $wholeLength;
+            } else {
+                if ($prefixLength === 0 || \substr_compare($buffer, $prefix, $offset, $prefixLength) !== 0) {
+                    $at = $this->messageHead($buffer, $offset);
+                    if ($at === 0) {
+                        break;
+                    }
+                    $wholeLength = 0;
+                    $prefixLength = $at - $offset;
+                    $prefix = $this->messagePrefix = \substr($buffer, $offset, $prefixLength);
+                    $channel = $this->messageChannel;
+                    $pattern = $this->messagePattern;
+                    $shard = $this->messageShard;
+                }
+                // The payload: "$LENGTH\r\nDATA\r\n", its '$' in the prefix.
+                $at = $offset + $prefixLength;
+                $end = \strpos($buffer, "\r\n", $at);
+                if ($end === false) {
+                    break;
+                }
+                $text = \substr($buffer, $at, $end - $at);
+                if (!\ctype_digit($text) || $end - $at > 10 || ($length = (int) $text) > $this->maxBulkLength) {
+                    $wholeLength = 0;
+                    break; // a null, a sign, garbage, over the limit: next() decides
+                }
+                $data = $end + 2;
+                $wholeLength = $data - $offset;
+                $whole = \substr($buffer, $offset, $wholeLength);
+            }
+            $stop = $data + $length;
+            if ($stop + 2 > $size || $buffer[$stop] !== "\r" || $buffer[$stop + 1] !== "\n") {
+                break;
+            }
+            $into[] = new Message($channel, \substr($buffer, $data, $length), $pattern, $shard);
+            $offset = $stop + 2;
+        }
+        $this->messageWhole = $wholeLength === 0 ? '' : $whole;
+        $this->messageLength = $length;
+        $this->offset = $offset;
+        if ($this->rest !== null && $offset >= $this->joinedAt) {
+            $this->spill(); // into the chunk itself: the messages go on there
+
+            return $offset - $from + $this->takeMessages($into);
+        }
+
+        return $offset - $from;
+    }
+
+    /**
+     * The kind, pattern and channel of a published message at $offset, into messageChannel,
+     * messagePattern, messageShard: the offset of its payload's length (after the '$'), or 0
+     * when what is there is not a message in the expected shape, or not whole yet.
+     */
+    private function messageHead(string $buffer, int $offset): int
+    {
+        $type = $buffer[$offset];
+        if ($type !== '>' && $type !== '*') {
+            return 0;
+        }
+        // "3\r\n$7\r\nmessage\r\n$", "4\r\n$8\r\npmessage\r\n$" or "3\r\n$8\r\nsmessage\r\n$"
+        $kind = $buffer[$offset + 8];
+        if ($kind === 'm' && \substr_compare($buffer, "3\r\n\$7\r\nmessage\r\n\$", $offset + 1, 17) === 0) {
+            $at = $offset + 18;
+        } elseif (($kind === 'p' || $kind === 's') && \substr_compare($buffer, $kind === 'p' ? "4\r\n\$8\r\npmessage\r\n\$" : "3\r\n\$8\r\nsmessage\r\n\$", $offset + 1, 18) === 0) {
+            $at = $offset + 19;
+        } else {
+            return 0;
+        }
+        $size = \strlen($buffer);
+        $strings = [];
+        for ($i = $kind === 'p' ? 2 : 1; $i > 0; $i--) {
+            // At $at: the digits of "$LENGTH\r\nDATA\r\n$", the '$' already checked.
+            $end = \strpos($buffer, "\r\n", $at);
+            if ($end === false || $end - $at > 10) {
+                return 0;
+            }
+            $digits = \substr($buffer, $at, $end - $at);
+            $length = (int) $digits;
+            if (!\ctype_digit($digits) || $length > $this->maxBulkLength) {
+                return 0;
+            }
+            $at = $end + 2 + $length;
+            if ($at + 3 > $size || \substr_compare($buffer, "\r\n\$", $at, 3) !== 0) {
+                return 0;
+            }
+            $strings[] = \substr($buffer, $end + 2, $length);
+            $at += 3;
+        }
+        $this->messageChannel = $strings[$kind === 'p' ? 1 : 0];
+        $this->messagePattern = $kind === 'p' ? $strings[0] : null;
+        $this->messageShard = $kind === 's';
+
+        return $at;
+    }
+
     /** Whether bytes were received that are not part of a reply returned yet. */
     public function hasUnreadBytes(): bool
     {
-        return $this->offset < \strlen($this->buffer) || $this->kinds !== [];
+        return $this->offset < \strlen($this->buffer) || $this->kinds !== [] || $this->rest !== null;
     }
 
     /**
@@ -133,7 +314,7 @@ final class RespParser
         $buffer = $this->buffer;
         $offset = $this->offset;
         if ($offset >= \strlen($buffer)) {
-            return self::INCOMPLETE;
+            return $this->spill() ? $this->element() : self::INCOMPLETE;
         }
         $end = \strpos($buffer, "\r\n", $offset + 1);
         if ($end === false) {
@@ -141,7 +322,7 @@ final class RespParser
                 throw new ProtocolException(\sprintf('A reply line is longer than %d bytes', $this->maxLineLength));
             }
 
-            return self::INCOMPLETE;
+            return $this->spill() ? $this->element() : self::INCOMPLETE;
         }
         $type = $buffer[$offset];
         $line = \substr($buffer, $offset + 1, $end - $offset - 1);
@@ -164,7 +345,7 @@ final class RespParser
                 }
                 $start = $end + 2;
                 if (\strlen($buffer) < $start + $length + 2) {
-                    return self::INCOMPLETE;
+                    return $this->spill() ? $this->element() : self::INCOMPLETE;
                 }
                 if (\substr_compare($buffer, "\r\n", $start + $length, 2) !== 0) {
                     throw new ProtocolException('A bulk reply does not end with CRLF where its length says');

@@ -27,7 +27,8 @@ final class Socket
 {
     use OwnsResources;
 
-    private const READ_CHUNK = 262_144;
+    /** What one fread() asks for: read() returns at most this much from a plain socket (TLS reads on). */
+    public const READ_CHUNK = 262_144;
 
     private readonly StreamWatcher $watcher;
     private ?IdleSocketPeek $idlePeek = null;
