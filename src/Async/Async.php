@@ -14,6 +14,9 @@ use Throwable;
 /**
  * The thin static facade of the fiber runtime. Nothing outside src/Async suspends a fiber or
  * touches the loop's I/O polling except through these calls and the classes beside them.
+ *
+ * Over 400 lines: it is the runtime's public facade, every entry point an application calls (run,
+ * await, delay, stream waits, timers, fiber-local state), each a few lines over Loop.
  */
 final class Async
 {

@@ -46,6 +46,9 @@ use Psr\Log\LogLevel;
 /**
  * `bin/bobbin serve APP_FILE`: one worker in the foreground until SIGTERM/SIGINT. Options come
  * from, weakest first: defaults, --config=FILE, BOBBIN_* environment variables, the command line.
+ *
+ * Over 400 lines: the option table (one line of help per option) is a quarter of it; the rest
+ * turns options into the configs of the server, the master, the job pool and the legacy mode.
  */
 final class ServeCommand
 {

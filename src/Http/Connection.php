@@ -24,6 +24,9 @@ use Throwable;
  * not timers of its own: the server's sweeper (OpenConnections::sweep) compares $deadline and
  * the data rate with the clock and calls expire() or drop(), so a request costs no timer.
  *
+ * Over 400 lines on purpose: its per-request path avoids calls (docs/HTTP.md, Hot path); the
+ * rest lives in ConnectionTimeouts, AbruptEnd and ResponseWriter.
+ *
  * @internal created by Server
  */
 final class Connection
@@ -81,11 +84,7 @@ final class Connection
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
     private ?FormData $form = null;
-    /**
-     * The connection's fiber, for a crash report (endAbruptly()).
-     *
-     * @var \Fiber<mixed, mixed, mixed, mixed>|null
-     */
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null the connection's fiber, for a crash report (endAbruptly()) */
     private ?\Fiber $fiber = null;
     /** While parked: the loop watch that starts a fiber when the client sends again. */
     private ?string $parkedWatch = null;
@@ -291,10 +290,7 @@ final class Connection
         );
     }
 
-    /**
-     * For a graceful stop: bytes of a request that no fiber has read yet. Closing the
-     * connection would reset a request the client already sent.
-     */
+    /** For a graceful stop: bytes of a request no fiber has read yet (closing would reset a request already sent). */
     public function hasRequestOnItsWay(): bool
     {
         return $this->parser->buffer !== '' || Async::isReadableNow($this->socket);

@@ -10,6 +10,10 @@ namespace Bobbin\Http;
  * return null until enough has arrived and throw ProtocolException for anything ambiguous, so a
  * request can never be framed two ways (the root of request smuggling).
  *
+ * Over 400 lines on purpose: the whole HTTP/1.1 request grammar (request line, header fields,
+ * framing, chunked bodies) stays one pure class, tested byte by byte as one unit, with its hot
+ * path inlined rather than split into calls (docs/HTTP.md, Hot path).
+ *
  * @internal used by Connection
  */
 final class RequestParser

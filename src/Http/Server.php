@@ -25,6 +25,10 @@ use Psr\Log\LoggerInterface;
  *
  * Accepting never stops while room can be made: at the connection limit a waiting client gets
  * the place of an idle or slow connection (OpenConnections::makeRoom()).
+ *
+ * Over 400 lines: the listener, the accept loop with its admission limits, a connection's setup
+ * (TCP options, its origin, TLS) and the stop with its drain; each connection's own work is
+ * Connection's.
  */
 final class Server
 {

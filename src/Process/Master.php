@@ -26,6 +26,10 @@ use Psr\Log\LogLevel;
  * all on SIGTERM/SIGINT. It never loads the application and never runs an event loop: a plain
  * blocking loop over the workers' socket pairs, with its signals blocked and collected by
  * pcntl_sigtimedwait(), so no signal interrupts it halfway through a decision.
+ *
+ * Over 400 lines: it is where signals, the admin listener, the status file, the job workers and
+ * the HTTP worker group meet; what each of them decides lives elsewhere (WorkerGroup, Reload,
+ * JobSupervisor, AdminService).
  */
 final class Master
 {

@@ -11,6 +11,8 @@ use Bobbin\Redis\Exception\NoScriptException;
  * The typed helpers of Executor, all built on execute(). Replies are normalised across RESP2 and
  * RESP3 (a hash is an array in both; a score a float in both).
  *
+ * Over 400 lines: one short method per Redis command family an application calls, nothing else.
+ *
  * @phpstan-require-implements Executor
  */
 trait ExecutesCommands

@@ -37,6 +37,9 @@ use Bobbin\Redis\Internal\SubscriberInbox;
  * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
  * subscribes every channel, pattern and shard channel again, and then delivers MessagesMissed:
  * what was published in between is gone. close() ends it.
+ *
+ * Over 400 lines: subscribe/unsubscribe by channel and pattern, the inbox's bound and the
+ * resubscription after a reconnect are one state machine.
  */
 final class Subscriber
 {

@@ -17,6 +17,9 @@ use Revolt\EventLoop\UncaughtThrowable;
  * The queues are public for the driver's hot paths (an isset() instead of a method call per
  * wait); only the driver and its parts touch them.
  *
+ * Over 400 lines on purpose: the loop's scheduling core stays one class so that its hot path
+ * (resume, suspend, the turn) makes no extra calls (docs/ASYNC.md, Rules).
+ *
  * @internal
  */
 final class FiberScheduler

@@ -18,6 +18,10 @@ use Psr\Http\Message\UriInterface;
  * with*() method before that point shares the raw parts and builds its own on demand.
  *
  * Applications (and MessageFactory) use create(), which validates like any PSR-7 constructor.
+ *
+ * Over 400 lines: PSR-7's ServerRequestInterface and MessageInterface methods, and the lazy
+ * parsing of the query, cookies and body that keeps a request cheap when the application never
+ * asks.
  */
 final class ServerRequest implements ServerRequestInterface
 {

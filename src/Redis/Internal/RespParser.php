@@ -21,6 +21,9 @@ use Bobbin\Redis\VerbatimString;
  * array keyed by the (scalar) keys; errors → ErrorReply; top-level pushes → Push. Attributes
  * (`|`) are read and dropped: no command this client sends asks for them.
  *
+ * Over 400 lines: the RESP2 and RESP3 grammars in one pure class, with the published-message fast
+ * path beside the general one it must agree with (PublishedMessagesTest).
+ *
  * @internal
  */
 final class RespParser
