@@ -92,7 +92,16 @@ final class Connector
         while (true) {
             $errno = 0;
             $error = '';
-            $stream = @\stream_socket_client($target->uri, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $this->context());
+            $stream = @\stream_socket_client(
+                $target->uri,
+                $errno,
+                $error,
+                null,
+                \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT,
+                // A context of its own: TLS writes its options (the CA, the peer name, whether to
+                // verify) into the stream's context, and a shared one would hand them to the next.
+                \stream_context_create(['socket' => ['tcp_nodelay' => $this->noDelay]]),
+            );
             if ($stream !== false) {
                 return $stream;
             }
@@ -153,14 +162,5 @@ final class Connector
         if ($socket instanceof \Socket) {
             @\socket_set_option($socket, \SOL_SOCKET, \SO_KEEPALIVE, 1);
         }
-    }
-
-    /** @return resource one per setting, made once: a context costs an allocation per connect otherwise */
-    private function context(): mixed
-    {
-        /** @var array<int, resource> $contexts */
-        static $contexts = [];
-
-        return $contexts[(int) $this->noDelay] ??= \stream_context_create(['socket' => ['tcp_nodelay' => $this->noDelay]]);
     }
 }

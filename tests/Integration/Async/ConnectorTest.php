@@ -150,7 +150,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         $listener = $this->listener('unix://' . $this->socketPath());
 
-        $stream = $this->keep((new Connector())->connect(ConnectTarget::unix((string) $this->socketPath), \microtime(true) + 5));
+        $stream = $this->keep((new Connector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5));
 
         $accepted = $this->keep(\stream_socket_accept($listener, 5));
         \fwrite($stream, 'ping');
@@ -162,12 +162,12 @@ final class ConnectorTest extends AsyncTestCase
         $this->expectException(ConnectFailedException::class);
         $this->expectExceptionMessage('No such file or directory');
 
-        (new Connector())->connect(ConnectTarget::unix((string) $this->socketPath()), \microtime(true) + 5);
+        (new Connector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5);
     }
 
     public function testAUnixSocketWithAFullAcceptQueueIsWaitedForUntilTheDeadline(): void
     {
-        $path = (string) $this->socketPath();
+        $path = $this->socketPath();
         $this->listener('unix://' . $path, backlog: 0);
         $connector = new Connector();
         // Fill the queue: the kernel refuses the next ones at once (EAGAIN).
@@ -208,6 +208,22 @@ final class ConnectorTest extends AsyncTestCase
         $stream = $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', insecure: true)));
 
         self::assertSame('hello', self::readAll($stream, 5));
+        $server->await();
+    }
+
+    public function testOneConnectsTlsSettingsDoNotCarryOverToTheNext(): void
+    {
+        [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST);
+        $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca())));
+        $server->await();
+        [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST);
+
+        try {
+            (new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost'));
+            self::fail('Without the CA this time, the certificate cannot be verified');
+        } catch (TlsHandshakeException $e) {
+            self::assertStringContainsString('certificate verify failed', $e->getMessage());
+        }
         $server->await();
     }
 
@@ -266,7 +282,10 @@ final class ConnectorTest extends AsyncTestCase
         return ConnectTarget::tcp(\substr($address, 0, $colon), (int) \substr($address, $colon + 1));
     }
 
-    /** @return resource */
+    /**
+     * @param array<string, mixed> $ssl
+     * @return resource
+     */
     private function listener(string $uri, int $backlog = 128, array $ssl = []): mixed
     {
         $listener = \stream_socket_server($uri, $errno, $error, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, \stream_context_create([
@@ -320,13 +339,16 @@ final class ConnectorTest extends AsyncTestCase
         return [(string) \stream_socket_get_name($listener, false), $server];
     }
 
-    /** @param resource $stream */
+    /**
+     * @param resource $stream
+     * @param positive-int $length
+     */
     private static function readAll(mixed $stream, int $length): string
     {
         $bytes = '';
         $deadline = \microtime(true) + 5;
         while (\strlen($bytes) < $length && \microtime(true) < $deadline) {
-            $more = (string) \fread($stream, $length - \strlen($bytes));
+            $more = (string) \fread($stream, \max(1, $length - \strlen($bytes)));
             if ($more === '') {
                 Async::awaitReadable($stream, 1.0);
             }
@@ -336,7 +358,7 @@ final class ConnectorTest extends AsyncTestCase
         return $bytes;
     }
 
-    private function socketPath(): ?string
+    private function socketPath(): string
     {
         return $this->socketPath ??= \sys_get_temp_dir() . '/bobbin-connector-' . \getmypid() . '.sock';
     }
