@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Async;
 
-/** Where Connector connects: a TCP host and port, or a unix socket's path. */
+/** Where SocketConnector connects: a TCP host and port, or a unix socket's path. */
 final class ConnectTarget
 {
     private function __construct(

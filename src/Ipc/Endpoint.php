@@ -12,7 +12,7 @@ final class Endpoint
     private function __construct(
         public readonly Transport $transport,
         public readonly string $address,
-        /** Where Async\Connector connects. */
+        /** Where Async\SocketConnector connects. */
         public readonly ConnectTarget $target,
     ) {
     }

@@ -7,13 +7,13 @@ namespace Bobbin\Ipc\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Ipc\Codec\FrameCodec;
-use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\ConnectionLostException;
+use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\Endpoint;
 use Bobbin\Ipc\IpcException;
 
@@ -60,7 +60,7 @@ final class SocketConnection extends AbstractConnection
     public static function open(Endpoint $endpoint, float $timeout, int $maxFrame): self
     {
         try {
-            $stream = (new Connector())->connect($endpoint->target, \microtime(true) + $timeout);
+            $stream = (new SocketConnector())->connect($endpoint->target, \microtime(true) + $timeout);
         } catch (TimeoutException) {
             throw new ConnectTimeoutException(\sprintf('Connecting to the IPC daemon at %s timed out after %.1f s', $endpoint->uri(), $timeout));
         } catch (ConnectFailedException $e) {

@@ -6,9 +6,9 @@ namespace Bobbin\Jobs\Local;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\JobWorkersUnavailableException;
@@ -83,7 +83,7 @@ final class LocalPoolTransport implements JobTransport
         // accept queue is full (every process's queue together exceeds its backlog) the connector
         // keeps trying: the same wait, only not first come, first served.
         try {
-            return (new Connector())->connect($this->target, \INF, $cancellation);
+            return (new SocketConnector())->connect($this->target, \INF, $cancellation);
         } catch (ConnectFailedException $e) {
             throw new JobWorkersUnavailableException(\sprintf('Cannot reach the job workers at %s: %s', $this->socketPath, $e->getMessage()), 0, $e);
         }

@@ -8,10 +8,10 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshakeException;
@@ -21,7 +21,7 @@ use Bobbin\Mysql\Exception\ConnectionLostException;
 
 /**
  * The socket of one connection: non-blocking TCP (TCP_NODELAY, keep-alive) or unix socket opened
- * by Async\Connector, optionally TLS,
+ * by Async\SocketConnector, optionally TLS,
  * read into a PacketBuffer and written whole, every wait through the loop (or, with nothing else
  * on the loop and nothing to honour, one blocking wait as a plain client would).
  *
@@ -57,7 +57,7 @@ final class Transport
         $unix = $config->unixSocket !== null;
         $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
         try {
-            $stream = (new Connector())->connect($target, $deadline, $cancellation);
+            $stream = (new SocketConnector())->connect($target, $deadline, $cancellation);
         } catch (ConnectFailedException $e) {
             throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $e->getMessage()), 0, '', $e);
         }
@@ -77,7 +77,7 @@ final class Transport
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            Connector::startTls($this->stream, new ClientTls($config->host, !$config->verifiesTls(), $config->tlsCa), $deadline, $cancellation, $this->watcher);
+            SocketConnector::startTls($this->stream, new ClientTls($config->host, !$config->verifiesTls(), $config->tlsCa), $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with MySQL (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

@@ -7,9 +7,9 @@ namespace Bobbin\Nats\Internal;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshakeException;
@@ -44,7 +44,7 @@ final class Socket
     public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
     {
         try {
-            $stream = (new Connector())->connect(ConnectTarget::tcp($config->host, $config->port), $deadline, $cancellation);
+            $stream = (new SocketConnector())->connect(ConnectTarget::tcp($config->host, $config->port), $deadline, $cancellation);
         } catch (ConnectFailedException $e) {
             throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
         }
@@ -56,7 +56,7 @@ final class Socket
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            Connector::startTls($this->stream, new ClientTls($config->host, $config->tlsInsecure, $config->tlsCa), $deadline, $cancellation, $this->watcher);
+            SocketConnector::startTls($this->stream, new ClientTls($config->host, $config->tlsInsecure, $config->tlsCa), $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with NATS (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

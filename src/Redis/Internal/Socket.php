@@ -8,10 +8,10 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TlsHandshakeException;
@@ -54,7 +54,7 @@ final class Socket
         $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
         $tls = !$unix && $config->tls ? new ClientTls($config->host, $config->tlsInsecure, $config->tlsCa) : null;
         try {
-            $stream = (new Connector())->connect($target, $deadline, $cancellation, $tls);
+            $stream = (new SocketConnector())->connect($target, $deadline, $cancellation, $tls);
         } catch (ConnectFailedException $e) {
             throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
         } catch (TlsHandshakeException $e) {

@@ -8,11 +8,11 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutCancellation;
@@ -243,7 +243,7 @@ final class Session
         $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
         try {
             // No deadline of its own: $cancellation carries the connect timeout.
-            return (new Connector())->connect($target, \INF, $cancellation);
+            return (new SocketConnector())->connect($target, \INF, $cancellation);
         } catch (ConnectFailedException $e) {
             throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $e->getMessage()), 0, null, $e);
         }

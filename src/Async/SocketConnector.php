@@ -25,7 +25,7 @@ namespace Bobbin\Async;
  * exception, which is a TimeoutException for a TimeoutCancellation), TlsHandshakeException.
  * Each client wraps them in its own exceptions, as it always has.
  */
-final class Connector
+final class SocketConnector
 {
     private const EAGAIN = 11;
     private const LONGEST_PAUSE_SECONDS = 0.05;

@@ -9,20 +9,20 @@ use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
-use Bobbin\Async\Connector;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\Future;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Tests\Support\Tls\TestCertificates;
 use Bobbin\Tests\Unit\Async\AsyncTestCase;
 
 /**
- * The one outgoing connect (Bobbin\Async\Connector) against real sockets: listeners of this
+ * The one outgoing connect (Bobbin\Async\SocketConnector) against real sockets: listeners of this
  * process, a port nobody listens on, a listener whose accept queue is full (its connects hang,
  * as towards a host that drops packets), and TLS servers with the test certificates.
  */
-final class ConnectorTest extends AsyncTestCase
+final class SocketConnectorTest extends AsyncTestCase
 {
     /** @var list<resource> */
     private array $open = [];
@@ -56,7 +56,7 @@ final class ConnectorTest extends AsyncTestCase
         $listener = $this->listener('tcp://127.0.0.1:0');
         $address = (string) \stream_socket_get_name($listener, false);
 
-        $stream = $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5));
+        $stream = $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5));
 
         self::assertSame($address, \stream_socket_get_name($stream, true));
         self::assertFalse(\stream_get_meta_data($stream)['blocked'], 'the stream is non-blocking');
@@ -70,7 +70,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         $listener = $this->listener('tcp://127.0.0.1:0');
 
-        $stream = $this->keep((new Connector(keepAlive: false))->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \microtime(true) + 5));
+        $stream = $this->keep((new SocketConnector(keepAlive: false))->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \microtime(true) + 5));
 
         $socket = \socket_import_stream($stream);
         self::assertInstanceOf(\Socket::class, $socket);
@@ -85,7 +85,7 @@ final class ConnectorTest extends AsyncTestCase
         $before = self::openDescriptors();
 
         try {
-            (new Connector())->connect(self::tcp($address), \microtime(true) + 5);
+            (new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5);
             self::fail('Nobody listens: the connect should fail');
         } catch (ConnectFailedException $e) {
             self::assertSame('Connection refused', $e->getMessage());
@@ -101,7 +101,7 @@ final class ConnectorTest extends AsyncTestCase
 
         $started = \microtime(true);
         try {
-            (new Connector())->connect(self::tcp($address), \microtime(true) + 0.1);
+            (new SocketConnector())->connect(self::tcp($address), \microtime(true) + 0.1);
             self::fail('The connect cannot finish: it should time out');
         } catch (TimeoutException) {
         }
@@ -116,7 +116,7 @@ final class ConnectorTest extends AsyncTestCase
         $before = self::openDescriptors();
         $source = new CancellationSource();
 
-        $connect = Async::run(static fn () => (new Connector())->connect(self::tcp($address), \INF, $source->token()));
+        $connect = Async::run(static fn () => (new SocketConnector())->connect(self::tcp($address), \INF, $source->token()));
         Async::delay(0.05);
         self::assertFalse($connect->isComplete(), 'the connect still waits for the server');
         self::assertSame($before + 1, self::openDescriptors(), 'its socket is open meanwhile');
@@ -140,7 +140,7 @@ final class ConnectorTest extends AsyncTestCase
 
         $this->expectException(CancelledException::class);
         try {
-            (new Connector())->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \INF, $source->token());
+            (new SocketConnector())->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \INF, $source->token());
         } finally {
             self::assertSame($before, self::openDescriptors());
         }
@@ -150,7 +150,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         $listener = $this->listener('unix://' . $this->socketPath());
 
-        $stream = $this->keep((new Connector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5));
+        $stream = $this->keep((new SocketConnector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5));
 
         $accepted = $this->keep(\stream_socket_accept($listener, 5));
         \fwrite($stream, 'ping');
@@ -162,14 +162,14 @@ final class ConnectorTest extends AsyncTestCase
         $this->expectException(ConnectFailedException::class);
         $this->expectExceptionMessage('No such file or directory');
 
-        (new Connector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5);
+        (new SocketConnector())->connect(ConnectTarget::unix($this->socketPath()), \microtime(true) + 5);
     }
 
     public function testAUnixSocketWithAFullAcceptQueueIsWaitedForUntilTheDeadline(): void
     {
         $path = $this->socketPath();
         $this->listener('unix://' . $path, backlog: 0);
-        $connector = new Connector();
+        $connector = new SocketConnector();
         // Fill the queue: the kernel refuses the next ones at once (EAGAIN).
         $this->keep($connector->connect(ConnectTarget::unix($path), \microtime(true) + 5));
         $before = self::openDescriptors();
@@ -191,7 +191,7 @@ final class ConnectorTest extends AsyncTestCase
         $before = self::openDescriptors();
 
         try {
-            (new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost'));
+            (new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost'));
             self::fail('A self-signed certificate must not pass the check');
         } catch (TlsHandshakeException $e) {
             self::assertStringContainsString('certificate verify failed', $e->getMessage());
@@ -205,7 +205,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         [$address, $server] = $this->tlsServer(TestCertificates::SELF_SIGNED);
 
-        $stream = $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', insecure: true)));
+        $stream = $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', insecure: true)));
 
         self::assertSame('hello', self::readAll($stream, 5));
         $server->await();
@@ -214,12 +214,12 @@ final class ConnectorTest extends AsyncTestCase
     public function testOneConnectsTlsSettingsDoNotCarryOverToTheNext(): void
     {
         [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST);
-        $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca())));
+        $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca())));
         $server->await();
         [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST);
 
         try {
-            (new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost'));
+            (new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost'));
             self::fail('Without the CA this time, the certificate cannot be verified');
         } catch (TlsHandshakeException $e) {
             self::assertStringContainsString('certificate verify failed', $e->getMessage());
@@ -231,7 +231,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST);
 
-        $stream = $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca())));
+        $stream = $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca())));
 
         self::assertSame('hello', self::readAll($stream, 5));
         $server->await();
@@ -242,7 +242,7 @@ final class ConnectorTest extends AsyncTestCase
         [$address, $server] = $this->tlsServer(TestCertificates::WRONG_HOST);
 
         try {
-            (new Connector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca()));
+            (new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5, null, new ClientTls('localhost', caFile: TestCertificates::ca()));
             self::fail('The certificate names another host');
         } catch (TlsHandshakeException $e) {
             self::assertStringContainsString('did not match', $e->getMessage());
@@ -253,10 +253,10 @@ final class ConnectorTest extends AsyncTestCase
     public function testTlsCanStartLaterOnAConnectedStreamAfterAPlaintextExchange(): void
     {
         [$address, $server] = $this->tlsServer(TestCertificates::LOCALHOST, prelude: "STARTTLS\n");
-        $stream = $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5));
+        $stream = $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5));
         self::assertSame("STARTTLS\n", self::readAll($stream, 9));
 
-        Connector::startTls($stream, new ClientTls('localhost', caFile: TestCertificates::ca()), \microtime(true) + 5);
+        SocketConnector::startTls($stream, new ClientTls('localhost', caFile: TestCertificates::ca()), \microtime(true) + 5);
 
         self::assertSame('hello', self::readAll($stream, 5));
         $server->await();
@@ -268,7 +268,7 @@ final class ConnectorTest extends AsyncTestCase
         $before = self::openDescriptors();
 
         try {
-            (new Connector())->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \microtime(true) + 0.1, null, new ClientTls('localhost'));
+            (new SocketConnector())->connect(self::tcp((string) \stream_socket_get_name($listener, false)), \microtime(true) + 0.1, null, new ClientTls('localhost'));
             self::fail('Nobody answers the handshake');
         } catch (TimeoutException) {
         }
@@ -302,7 +302,7 @@ final class ConnectorTest extends AsyncTestCase
     {
         $listener = $this->listener('tcp://127.0.0.1:0', backlog: 0);
         $address = (string) \stream_socket_get_name($listener, false);
-        $this->keep((new Connector())->connect(self::tcp($address), \microtime(true) + 5));
+        $this->keep((new SocketConnector())->connect(self::tcp($address), \microtime(true) + 5));
 
         return $address;
     }
