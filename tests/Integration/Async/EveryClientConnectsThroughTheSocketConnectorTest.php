@@ -62,8 +62,11 @@ final class EveryClientConnectsThroughTheSocketConnectorTest extends AsyncTestCa
         $config = Mysql\ConnectionConfig::fromUrl(EmbeddedMysql::tcpUrl() . '?tls_ca=' . EmbeddedMysql::tlsCa());
         $connection = Mysql\Connection::connect($config);
 
-        self::assertKeepAliveTowards($config->port);
-        $connection->close();
+        try {
+            self::assertKeepAliveTowards($config->port);
+        } finally {
+            $connection->close(); // a NATS connection left open keeps the loop running
+        }
     }
 
     public function testARedisConnectionOverTcpHasKeepAliveProbes(): void
@@ -71,8 +74,11 @@ final class EveryClientConnectsThroughTheSocketConnectorTest extends AsyncTestCa
         $config = Redis\ConnectionConfig::fromUrl(EmbeddedRedis::tcpUrl());
         $connection = Redis\Connection::connect($config);
 
-        self::assertKeepAliveTowards($config->port);
-        $connection->close();
+        try {
+            self::assertKeepAliveTowards($config->port);
+        } finally {
+            $connection->close(); // a NATS connection left open keeps the loop running
+        }
     }
 
     public function testANatsConnectionHasKeepAliveProbes(): void
@@ -80,8 +86,11 @@ final class EveryClientConnectsThroughTheSocketConnectorTest extends AsyncTestCa
         $config = Nats\ConnectionConfig::fromUrl(EmbeddedNats::url());
         $connection = Nats\Connection::connect($config);
 
-        self::assertKeepAliveTowards($config->port);
-        $connection->close();
+        try {
+            self::assertKeepAliveTowards($config->port);
+        } finally {
+            $connection->close(); // a NATS connection left open keeps the loop running
+        }
     }
 
     public function testATarantoolConnectionOverTcpHasKeepAliveProbes(): void
@@ -89,8 +98,11 @@ final class EveryClientConnectsThroughTheSocketConnectorTest extends AsyncTestCa
         $config = Tarantool\ConnectionConfig::fromUrl(EmbeddedTarantool::url());
         $connection = Tarantool\Connection::connect($config);
 
-        self::assertKeepAliveTowards($config->port);
-        $connection->close();
+        try {
+            self::assertKeepAliveTowards($config->port);
+        } finally {
+            $connection->close(); // a NATS connection left open keeps the loop running
+        }
     }
 
     /** @return iterable<string, array{\Closure(int): void, class-string<\Throwable>}> */
