@@ -6,15 +6,16 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Ipc\Codec\FrameCodec;
-use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\ConnectionLostException;
+use Bobbin\Ipc\ConnectTimeoutException;
 use Bobbin\Ipc\Endpoint;
 use Bobbin\Ipc\IpcException;
-use Bobbin\Ipc\Transport;
 
 /**
  * One framed stream connection (unix or TCP) shared by many fibers.
@@ -58,39 +59,13 @@ final class SocketConnection extends AbstractConnection
 
     public static function open(Endpoint $endpoint, float $timeout, int $maxFrame): self
     {
-        /** @var resource|null $context */
-        static $context = null;
-        $context ??= \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
-        $errno = 0;
-        $errstr = '';
-        $stream = @\stream_socket_client(
-            $endpoint->uri(),
-            $errno,
-            $errstr,
-            $timeout,
-            \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT,
-            $context,
-        );
-        if ($stream === false) {
-            throw new IpcException(\sprintf('Cannot connect to the IPC daemon at %s: %s', $endpoint->uri(), $errstr ?: "error $errno"));
+        try {
+            $stream = (new SocketConnector())->connect($endpoint->target, \microtime(true) + $timeout);
+        } catch (TimeoutException) {
+            throw new ConnectTimeoutException(\sprintf('Connecting to the IPC daemon at %s timed out after %.1f s', $endpoint->uri(), $timeout));
+        } catch (ConnectFailedException $e) {
+            throw new IpcException(\sprintf('Cannot connect to the IPC daemon at %s: %s', $endpoint->uri(), $e->getMessage()), 0, $e);
         }
-        \stream_set_blocking($stream, false);
-        if ($endpoint->transport === Transport::Tcp && @\stream_socket_get_name($stream, true) === false) {
-            // An asynchronous TCP connect finishes when the socket turns writable (on loopback
-            // it usually has by now: then there is nothing to wait for).
-            try {
-                Async::awaitWritable($stream, $timeout);
-            } catch (TimeoutException) {
-                \fclose($stream);
-                throw new ConnectTimeoutException(\sprintf('Connecting to the IPC daemon at %s timed out after %.1f s', $endpoint->uri(), $timeout));
-            }
-            if (@\stream_socket_get_name($stream, true) === false) {
-                \fclose($stream);
-                throw new IpcException(\sprintf('Cannot connect to the IPC daemon at %s: connection refused', $endpoint->uri()));
-            }
-        }
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
 
         return new self($stream, $maxFrame);
     }

@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Bobbin\Jobs\Local;
 
-use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Jobs\JobException;
 use Bobbin\Jobs\JobWorkersUnavailableException;
@@ -32,9 +34,6 @@ final class LocalPoolTransport implements JobTransport
 {
     use OwnsResources;
 
-    private const EAGAIN = 11;
-    private const CONNECT_TIMEOUT_SECONDS = 5.0;
-    private const LONGEST_PAUSE_SECONDS = 0.05;
 
     /**
      * Seconds a task stays valid after it was sent: it may wait in the accept queue as long as its
@@ -43,11 +42,13 @@ final class LocalPoolTransport implements JobTransport
     private const TASK_VALIDITY_SECONDS = 86_400.0;
 
     private readonly JobSigner $signer;
+    private readonly ConnectTarget $target;
 
     /** @param JobKeys $keys the pool's (generated per server start; JobPoolConfig::$keys) */
     public function __construct(private readonly string $socketPath, JobKeys $keys, private readonly int $maxPayload = 64 * 1024 * 1024)
     {
         $this->signer = new JobSigner($keys);
+        $this->target = ConnectTarget::unix($socketPath);
     }
 
     public function execute(EncodedTask $task, ?Cancellation $cancellation, TaskObserver $observer): TaskOutcome
@@ -78,35 +79,13 @@ final class LocalPoolTransport implements JobTransport
      */
     private function connect(?Cancellation $cancellation)
     {
-        $pause = 0.001;
-        while (true) {
-            $errno = 0;
-            $errstr = '';
-            $stream = @\stream_socket_client(
-                'unix://' . $this->socketPath,
-                $errno,
-                $errstr,
-                self::CONNECT_TIMEOUT_SECONDS,
-                \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT,
-            );
-            if ($stream !== false) {
-                \stream_set_blocking($stream, false);
-                \stream_set_read_buffer($stream, 0);
-                \stream_set_write_buffer($stream, 0);
-
-                return $stream;
-            }
-            if ($errno !== self::EAGAIN) {
-                throw new JobWorkersUnavailableException(\sprintf(
-                    'Cannot reach the job workers at %s: %s',
-                    $this->socketPath,
-                    $errstr !== '' ? $errstr : "error $errno",
-                ));
-            }
-            // The accept queue is full (every process's queue together exceeds its backlog): the
-            // task waits here instead, which is the same wait, only not first come, first served.
-            Async::delay($pause, $cancellation);
-            $pause = \min(self::LONGEST_PAUSE_SECONDS, $pause * 2);
+        // No deadline: a task waits for a free job worker as long as its caller does. While the
+        // accept queue is full (every process's queue together exceeds its backlog) the connector
+        // keeps trying: the same wait, only not first come, first served.
+        try {
+            return (new SocketConnector())->connect($this->target, \INF, $cancellation);
+        } catch (ConnectFailedException $e) {
+            throw new JobWorkersUnavailableException(\sprintf('Cannot reach the job workers at %s: %s', $this->socketPath, $e->getMessage()), 0, $e);
         }
     }
 }

@@ -6,18 +6,22 @@ namespace Bobbin\Mysql\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\ClientTls;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Async\TlsHandshake;
 use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Mysql\ConnectionConfig;
 use Bobbin\Mysql\Exception\ConnectException;
 use Bobbin\Mysql\Exception\ConnectionLostException;
 
 /**
- * The socket of one connection: non-blocking TCP (TCP_NODELAY) or unix socket, optionally TLS,
+ * The socket of one connection: non-blocking TCP (TCP_NODELAY, keep-alive) or unix socket opened
+ * by Async\SocketConnector, optionally TLS,
  * read into a PacketBuffer and written whole, every wait through the loop (or, with nothing else
  * on the loop and nothing to honour, one blocking wait as a plain client would).
  *
@@ -51,23 +55,11 @@ final class Transport
     public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
     {
         $unix = $config->unixSocket !== null;
-        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
-        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
-        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
-        if ($stream === false) {
-            throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
-        }
-        \stream_set_blocking($stream, false);
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
-        if (!$unix) {
-            Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
-            if (@\stream_socket_get_name($stream, true) === false) {
-                // The connect failed; a read tells why (refused, unreachable).
-                $reason = \function_exists('socket_import_stream') ? @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null)) : '';
-                @\fclose($stream);
-                throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
-            }
+        $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
+        try {
+            $stream = (new SocketConnector())->connect($target, $deadline, $cancellation);
+        } catch (ConnectFailedException $e) {
+            throw new ConnectException(\sprintf('Cannot connect to MySQL (%s): %s', $config->describe(), $e->getMessage()), 0, '', $e);
         }
 
         return new self($stream, $unix);
@@ -85,7 +77,7 @@ final class Transport
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            TlsHandshake::asClient($this->stream, $config->host, $config->verifiesTls(), $config->tlsCa, $deadline, $cancellation, $this->watcher);
+            SocketConnector::startTls($this->stream, new ClientTls($config->host, !$config->verifiesTls(), $config->tlsCa), $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with MySQL (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

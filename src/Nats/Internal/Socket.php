@@ -4,12 +4,14 @@ declare(strict_types=1);
 
 namespace Bobbin\Nats\Internal;
 
-use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\ClientTls;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Async\TlsHandshake;
 use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Nats\ConnectionConfig;
 use Bobbin\Nats\Exception\ConnectException;
@@ -41,26 +43,10 @@ final class Socket
     /** @throws ConnectException|\Bobbin\Async\CancelledException */
     public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
     {
-        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
-        $stream = @\stream_socket_client(
-            \sprintf('tcp://%s:%d', $config->host, $config->port),
-            $errno,
-            $error,
-            null,
-            \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT,
-            $context,
-        );
-        if ($stream === false) {
-            throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
-        }
-        \stream_set_blocking($stream, false);
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
-        Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
-        if (@\stream_socket_get_name($stream, true) === false) {
-            $reason = \function_exists('socket_import_stream') ? @\socket_strerror(@\socket_last_error(@\socket_import_stream($stream) ?: null)) : '';
-            @\fclose($stream);
-            throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
+        try {
+            $stream = (new SocketConnector())->connect(ConnectTarget::tcp($config->host, $config->port), $deadline, $cancellation);
+        } catch (ConnectFailedException $e) {
+            throw new ConnectException(\sprintf('Cannot connect to NATS (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
         }
 
         return new self($stream);
@@ -70,7 +56,7 @@ final class Socket
     public function startTls(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
     {
         try {
-            TlsHandshake::asClient($this->stream, $config->host, !$config->tlsInsecure, $config->tlsCa, $deadline, $cancellation, $this->watcher);
+            SocketConnector::startTls($this->stream, new ClientTls($config->host, $config->tlsInsecure, $config->tlsCa), $deadline, $cancellation, $this->watcher);
         } catch (TlsHandshakeException $e) {
             throw new ConnectException(\sprintf('TLS with NATS (%s) failed: %s', $config->describe(), $e->getMessage()));
         }

@@ -6,11 +6,14 @@ namespace Bobbin\Redis\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\ClientTls;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
-use Bobbin\Async\TlsHandshake;
 use Bobbin\Async\TlsHandshakeException;
 use Bobbin\Redis\ConnectionConfig;
 use Bobbin\Redis\Exception\ConnectException;
@@ -49,32 +52,17 @@ final class Socket
     public static function open(ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): self
     {
         $unix = $config->unixSocket !== null;
-        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
-        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
-        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
-        if ($stream === false) {
-            throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
-        }
-        \stream_set_blocking($stream, false);
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
+        $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
+        $tls = !$unix && $config->tls ? new ClientTls($config->host, $config->tlsInsecure, $config->tlsCa) : null;
         try {
-            if (!$unix) {
-                Async::awaitWritable($stream, \max(0.0, $deadline - \microtime(true)), $cancellation);
-                if (@\stream_socket_get_name($stream, true) === false) {
-                    throw new ConnectException(\sprintf('Cannot connect to Redis (%s): connection refused', $config->describe()));
-                }
-                self::keepAlive($stream);
-                if ($config->tls) {
-                    self::startTls($stream, $config, $deadline, $cancellation);
-                }
-            }
-        } catch (\Throwable $e) {
-            @\fclose($stream);
-            throw $e;
+            $stream = (new SocketConnector())->connect($target, $deadline, $cancellation, $tls);
+        } catch (ConnectFailedException $e) {
+            throw new ConnectException(\sprintf('Cannot connect to Redis (%s): %s', $config->describe(), $e->getMessage()), 0, $e);
+        } catch (TlsHandshakeException $e) {
+            throw new ConnectException(\sprintf('TLS with Redis (%s) failed: %s', $config->describe(), $e->getMessage()));
         }
 
-        return new self($stream, !$unix && $config->tls);
+        return new self($stream, $tls !== null);
     }
 
     /**
@@ -180,32 +168,5 @@ final class Socket
         $this->closed = true;
         $this->watcher->close();
         @\fclose($this->stream);
-    }
-
-    /**
-     * Keep-alive probes, so that a peer gone without a word (a host down, a dropped NAT entry)
-     * ends an idle connection instead of leaving it open for hours.
-     *
-     * @param resource $stream
-     */
-    private static function keepAlive(mixed $stream): void
-    {
-        if (!\function_exists('socket_import_stream')) {
-            return;
-        }
-        $socket = @\socket_import_stream($stream);
-        if ($socket !== false) {
-            @\socket_set_option($socket, \SOL_SOCKET, \SO_KEEPALIVE, 1);
-        }
-    }
-
-    /** @param resource $stream */
-    private static function startTls(mixed $stream, ConnectionConfig $config, float $deadline, ?Cancellation $cancellation): void
-    {
-        try {
-            TlsHandshake::asClient($stream, $config->host, !$config->tlsInsecure, $config->tlsCa, $deadline, $cancellation);
-        } catch (TlsHandshakeException $e) {
-            throw new ConnectException(\sprintf('TLS with Redis (%s) failed: %s', $config->describe(), $e->getMessage()));
-        }
     }
 }

@@ -8,9 +8,12 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\ConnectFailedException;
+use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutCancellation;
@@ -242,35 +245,13 @@ final class Session
     /** @return resource */
     private static function socket(ConnectionConfig $config, Cancellation $cancellation): mixed
     {
-        $unix = $config->unixSocket !== null;
-        $address = $unix ? 'unix://' . $config->unixSocket : \sprintf('tcp://%s:%d', $config->host, $config->port);
-        $context = \stream_context_create(['socket' => ['tcp_nodelay' => true]]);
-        $stream = @\stream_socket_client($address, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
-        if ($stream === false) {
-            throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $error !== '' ? $error : 'error ' . $errno));
+        $target = $config->unixSocket !== null ? ConnectTarget::unix($config->unixSocket) : ConnectTarget::tcp($config->host, $config->port);
+        try {
+            // No deadline of its own: $cancellation carries the connect timeout.
+            return (new SocketConnector())->connect($target, \INF, $cancellation);
+        } catch (ConnectFailedException $e) {
+            throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $e->getMessage()), 0, null, $e);
         }
-        \stream_set_blocking($stream, false);
-        \stream_set_read_buffer($stream, 0);
-        \stream_set_write_buffer($stream, 0);
-        if (!$unix) {
-            try {
-                Async::awaitWritable($stream, null, $cancellation);
-            } catch (\Throwable $e) {
-                @\fclose($stream);
-                throw $e;
-            }
-            if (@\stream_socket_get_name($stream, true) === false) {
-                // The connect's own error is the socket's SO_ERROR: socket_last_error() of a socket
-                // just imported is 0 ("Success").
-                $socket = \function_exists('socket_import_stream') ? @\socket_import_stream($stream) : false;
-                $errno = $socket instanceof \Socket ? @\socket_get_option($socket, \SOL_SOCKET, \SO_ERROR) : false;
-                $reason = \is_int($errno) && $errno !== 0 ? \socket_strerror($errno) : '';
-                @\fclose($stream);
-                throw new ConnectException(\sprintf('Cannot connect to Tarantool (%s): %s', $config->describe(), $reason !== '' ? $reason : 'connection refused'));
-            }
-        }
-
-        return $stream;
     }
 
     private function readGreeting(Cancellation $cancellation): string
