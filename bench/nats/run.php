@@ -34,7 +34,7 @@ use Bobbin\Nats\ConnectionConfig;
 use Bobbin\Process\JobMaster;
 use Bobbin\Jobs\Security\JobKeys;
 use Bobbin\Process\JobPoolConfig;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\StderrLogger;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
 Bobbin\Async\Async::installLoopDriver(); // docs/ASYNC.md: the autoloader leaves the loop alone

@@ -6,8 +6,8 @@ namespace Bobbin\Cli;
 
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Async\DeferredFuture;
-use Bobbin\Http\RateLimitedLogger;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\RateLimitedLogger;
+use Bobbin\Log\StderrLogger;
 use Bobbin\Jobs\JobsConfig;
 use Bobbin\Jobs\Local\LocalPoolTransport;
 use Bobbin\Jobs\Nats\NatsJobsConfig;

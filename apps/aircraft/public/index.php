@@ -13,7 +13,7 @@ use Bobbin\Apps\Aircraft\AircraftConfig;
 use Bobbin\Apps\Aircraft\AircraftServices;
 use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Http\Sapi\SapiRunner;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\StderrLogger;
 use Bobbin\Mysql\ConnectionPool as MysqlPool;
 use Bobbin\Mysql\PoolConfig as MysqlPoolConfig;
 use Bobbin\Postgres\ConnectionPool;

@@ -10,7 +10,7 @@ use Bobbin\Http\Message\ServerRequest;
 use Bobbin\Http\Message\StringStream;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\StderrLogger;
 use Bobbin\Tests\Support\Http\FiberHttpClient;
 use PHPUnit\Framework\TestCase;
 use Psr\Http\Message\ResponseInterface;

@@ -10,7 +10,7 @@ use Bobbin\Http\ClosureHandler;
 use Bobbin\Http\Connection;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\StderrLogger;
 use Bobbin\Tests\Support\Http\FiberHttpClient;
 use Nyholm\Psr7\Response;
 use PHPUnit\Framework\TestCase;

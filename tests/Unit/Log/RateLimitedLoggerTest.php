@@ -2,11 +2,11 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Tests\Unit\Http;
+namespace Bobbin\Tests\Unit\Log;
 
 use Bobbin\Async\Async;
-use Bobbin\Http\RateLimitedLogger;
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\RateLimitedLogger;
+use Bobbin\Log\StderrLogger;
 use PHPUnit\Framework\TestCase;
 
 /** Repeated records are counted, not written; stack traces go out once per distinct error. */

@@ -2,9 +2,9 @@
 
 declare(strict_types=1);
 
-namespace Bobbin\Tests\Unit\Http;
+namespace Bobbin\Tests\Unit\Log;
 
-use Bobbin\Http\StderrLogger;
+use Bobbin\Log\StderrLogger;
 use PHPUnit\Framework\TestCase;
 
 /** One line per record; exceptions follow with their chain and traces. */
