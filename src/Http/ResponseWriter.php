@@ -160,6 +160,7 @@ final class ResponseWriter
         }
         [$socket, $watcher, $buffered] = $connection->takeOver();
         $webSocket = new WebSocket($socket, $watcher, $buffered, $options, $request);
+        $connection->onGracefulStop($webSocket->goAway(...));
         try {
             $session($webSocket);
             $webSocket->finish(null);

@@ -268,6 +268,8 @@ final class Server
         foreach ($connections->all() as $connection) {
             if ($connection->phase === ConnectionPhase::Closing) {
                 $connection->close();
+            } elseif ($connection->phase === ConnectionPhase::Upgraded) {
+                $connection->stopGracefully(); // a WebSocket closes with 1001 and its closure's receive() ends
             } elseif ($connection->phase === ConnectionPhase::Idle) {
                 if ($connections->idleGraceUntil > 0.0) {
                     // The sweeper closes it when the grace ends, unless a request arrives first.

@@ -4,12 +4,14 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\WebSocket;
 
+use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
 use Bobbin\Async\TimeoutException;
+use Bobbin\Async\Timer;
 use Psr\Http\Message\ServerRequestInterface;
 
 /**
@@ -34,6 +36,8 @@ final class WebSocket
     private bool $receiving = false;
     /** The code the connection ended with (1006 when it ended without a close frame). */
     private ?int $closeCode = null;
+    /** After a going-away close (goAway()): ends the connection if the client never answers. */
+    private ?Timer $goneAfter = null;
 
     /**
      * @param resource $socket
@@ -134,6 +138,27 @@ final class WebSocket
         if (!$this->closed) {
             $this->close($error === null ? CloseCode::NORMAL : CloseCode::INTERNAL_ERROR);
         }
+    }
+
+    /**
+     * @internal the server began a graceful stop: a close frame 1001 goes out and receive()
+     * returns null once the client answers it (the closure's loop ends by itself), or after the
+     * close timeout. Called by the stop, outside this connection's fiber, so it never waits.
+     */
+    public function goAway(): void
+    {
+        if ($this->closed || $this->closeSent) {
+            return;
+        }
+        $this->closeSent = true;
+        $this->outbound .= FrameCodec::encode(Opcode::Close, CloseCode::payload(CloseCode::GOING_AWAY));
+        if (!$this->flushing) {
+            Async::run($this->flush(...));
+        }
+        $this->goneAfter = Timer::after($this->options->closeTimeout, function (): void {
+            $this->goneAfter = null;
+            $this->end(1006);
+        });
     }
 
     private function nextMessage(?Cancellation $cancellation): ?Message
@@ -304,6 +329,8 @@ final class WebSocket
         }
         $this->closeCode ??= $code;
         $this->closed = true;
+        $this->goneAfter?->cancel();
+        $this->goneAfter = null;
         if ($this->outbound !== '' && $code !== 1006) {
             @\fwrite($this->socket, $this->outbound); // the close frame, best effort: the socket closes now (§7.1.1: the server closes first)
         }

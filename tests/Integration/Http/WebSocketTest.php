@@ -153,6 +153,29 @@ final class WebSocketTest extends TestCase
         }
     }
 
+    public function testAGracefulStopClosesOpenWebSocketsWithGoingAwayWellBeforeTheDrainDeadline(): void
+    {
+        $server = MasterProcess::start(\dirname(__DIR__, 3) . '/examples/websocket/echo.php', ['--workers=1', '--drain-timeout=20']);
+        try {
+            $client = WebSocketClient::connect($server->address);
+            $silent = WebSocketClient::connect($server->address); // never answers the close: cut after the close timeout (2 s)
+            $client->sendText('before the stop');
+            self::assertSame([0x1, 'before the stop', true], $client->readFrame());
+            $started = \microtime(true);
+            $server->signal(\SIGTERM);
+
+            self::assertSame([1001, ''], $client->readClose());
+            $client->sendFrame(0x8, \pack('n', 1001));
+            self::assertTrue($client->isClosedByServer());
+            self::assertSame([1001, ''], $silent->readClose());
+            self::assertTrue($silent->isClosedByServer());
+            self::assertSame(0, $server->wait(10.0));
+            self::assertLessThan(5.0, \microtime(true) - $started, 'the server waited for the drain deadline');
+        } finally {
+            $server->kill();
+        }
+    }
+
     private function client(): WebSocketClient
     {
         return WebSocketClient::connect((string) self::$echo?->address);
