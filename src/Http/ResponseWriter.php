@@ -7,6 +7,7 @@ namespace Bobbin\Http;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\FileSender;
 use Bobbin\Async\StreamClosedException;
+use Bobbin\Http\WebSocket\PerMessageDeflate;
 use Bobbin\Http\WebSocket\WebSocket;
 use Bobbin\Http\WebSocket\WebSocketOptions;
 use Bobbin\Http\WebSocket\WebSocketUpgrade;
@@ -148,7 +149,7 @@ final class ResponseWriter
      * @param Connection $connection
      * @param \Closure(WebSocket): void $session
      */
-    private function upgrade($connection, ResponseInterface $response, \Closure $session, WebSocketOptions $options, ServerRequestInterface $request): bool
+    private function upgrade($connection, ResponseInterface $response, \Closure $session, WebSocketOptions $options, ServerRequestInterface $request, ?PerMessageDeflate $deflate, ?string $protocol): bool
     {
         $head = "HTTP/1.1 101 Switching Protocols\r\n";
         foreach ($response->getHeaders() as $name => $values) {
@@ -159,7 +160,7 @@ final class ResponseWriter
             return false;
         }
         [$socket, $watcher, $buffered] = $connection->takeOver();
-        $webSocket = new WebSocket($socket, $watcher, $buffered, $options, $request);
+        $webSocket = new WebSocket($socket, $watcher, $buffered, $options, $request, $deflate, $protocol);
         $connection->onGracefulStop($webSocket->goAway(...));
         try {
             $session($webSocket);

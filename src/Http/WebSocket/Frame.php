@@ -15,6 +15,8 @@ final class Frame
         public readonly Opcode $opcode,
         public readonly string $payload,
         public readonly bool $final = true,
+        /** RSV1 under permessage-deflate: the message this frame begins is compressed. */
+        public readonly bool $compressed = false,
     ) {
     }
 }

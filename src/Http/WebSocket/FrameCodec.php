@@ -7,14 +7,18 @@ namespace Bobbin\Http\WebSocket;
 /**
  * RFC 6455 §5 framing, a pure codec over strings: decode() takes the frames a client sent
  * (masked, as §5.1 requires of clients) from the front of a buffer, encode() makes the
- * server's (unmasked). No extension is negotiated, so every RSV bit must be 0.
+ * server's (unmasked). RSV1 marks a compressed message when permessage-deflate was negotiated
+ * (RFC 7692 §6: on the first frame of a data message only); every other RSV bit must be 0.
  *
  * @internal
  */
 final class FrameCodec
 {
-    /** @param int $maxPayload the largest frame payload accepted (1009 above it) */
-    public function __construct(private readonly int $maxPayload)
+    /**
+     * @param int $maxPayload the largest frame payload accepted (1009 above it)
+     * @param bool $deflate whether permessage-deflate was negotiated (RSV1 allowed)
+     */
+    public function __construct(private readonly int $maxPayload, private readonly bool $deflate = false)
     {
     }
 
@@ -32,10 +36,14 @@ final class FrameCodec
         }
         $first = \ord($buffer[0]);
         $second = \ord($buffer[1]);
-        if (($first & 0x70) !== 0) {
+        if (($first & 0x70) !== 0 && (($first & 0x70) !== 0x40 || !$this->deflate)) {
             throw new ProtocolViolation(1002, 'a reserved bit is set and no extension was negotiated');
         }
         $opcode = Opcode::tryFrom($first & 0x0F) ?? throw new ProtocolViolation(1002, \sprintf('reserved opcode 0x%X', $first & 0x0F));
+        $compressed = ($first & 0x40) !== 0;
+        if ($compressed && $opcode !== Opcode::Text && $opcode !== Opcode::Binary) {
+            throw new ProtocolViolation(1002, 'RSV1 (compressed) set on a frame that does not begin a message');
+        }
         $final = ($first & 0x80) !== 0;
         if (($second & 0x80) === 0) {
             throw new ProtocolViolation(1002, 'a client frame must be masked');
@@ -74,14 +82,14 @@ final class FrameCodec
             $payload ^= \str_repeat($mask, ($length >> 2) + 1);
         }
 
-        return new Frame($opcode, $payload, $final);
+        return new Frame($opcode, $payload, $final, $compressed);
     }
 
-    /** A server frame (never masked, §5.1), whole. */
-    public static function encode(Opcode $opcode, string $payload): string
+    /** A server frame (never masked, §5.1), whole; $compressed sets RSV1 (permessage-deflate). */
+    public static function encode(Opcode $opcode, string $payload, bool $compressed = false): string
     {
         $length = \strlen($payload);
-        $head = \chr(0x80 | $opcode->value);
+        $head = \chr(($compressed ? 0xC0 : 0x80) | $opcode->value);
         if ($length < 126) {
             return $head . \chr($length) . $payload;
         }

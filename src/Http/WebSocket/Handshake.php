@@ -54,6 +54,27 @@ final class Handshake
         return null;
     }
 
+    /**
+     * The first subprotocol the client lists (Sec-WebSocket-Protocol, in its order of
+     * preference) that $supported holds; null when none does.
+     *
+     * @param list<string> $supported
+     */
+    public static function protocol(ServerRequestInterface $request, array $supported): ?string
+    {
+        if ($supported === []) {
+            return null;
+        }
+        foreach (\explode(',', $request->getHeaderLine('Sec-WebSocket-Protocol')) as $offered) {
+            $offered = \trim($offered);
+            if ($offered !== '' && \in_array($offered, $supported, true)) {
+                return $offered;
+            }
+        }
+
+        return null;
+    }
+
     /** Sec-WebSocket-Accept for a client's Sec-WebSocket-Key (§4.2.2). */
     public static function acceptKey(string $key): string
     {

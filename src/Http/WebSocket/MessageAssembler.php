@@ -8,7 +8,8 @@ namespace Bobbin\Http\WebSocket;
  * Data frames into messages (§5.4): a message starts with a text or binary frame and goes on
  * with continuation frames until one is final; control frames may come between, data frames
  * of another message may not. Text messages must be valid UTF-8 (§8.1, 1007); a message over
- * the size limit ends the connection (1009).
+ * the size limit ends the connection (1009). A compressed message (permessage-deflate) is
+ * inflated once whole, its limit applied to the inflated size.
  *
  * @internal
  */
@@ -16,6 +17,7 @@ final class MessageAssembler
 {
     private ?Opcode $type = null;
     private string $parts = '';
+    private bool $compressed = false;
 
     public function __construct(private readonly int $maxMessage)
     {
@@ -35,6 +37,7 @@ final class MessageAssembler
             throw new ProtocolViolation(1002, 'a new message began before the last one ended');
         } else {
             $this->type = $frame->opcode;
+            $this->compressed = $frame->compressed;
         }
         if (\strlen($this->parts) + \strlen($frame->payload) > $this->maxMessage) {
             throw new ProtocolViolation(1009, \sprintf('a message over the limit of %d bytes', $this->maxMessage));
@@ -47,6 +50,10 @@ final class MessageAssembler
         $data = $this->parts;
         $this->type = null;
         $this->parts = '';
+        if ($this->compressed) {
+            $this->compressed = false;
+            $data = PerMessageDeflate::inflate($data, $this->maxMessage);
+        }
         if (!$binary && \preg_match('//u', $data) !== 1) {
             throw new ProtocolViolation(1007, 'a text message that is not valid UTF-8');
         }

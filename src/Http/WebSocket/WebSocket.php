@@ -50,8 +50,10 @@ final class WebSocket
         private string $inbound,
         private readonly WebSocketOptions $options,
         private readonly ServerRequestInterface $request,
+        private readonly ?PerMessageDeflate $deflate = null,
+        private readonly ?string $protocol = null,
     ) {
-        $this->codec = new FrameCodec($options->maxMessageBytes);
+        $this->codec = new FrameCodec($options->maxMessageBytes, $deflate !== null);
         $this->assembler = new MessageAssembler($options->maxMessageBytes);
     }
 
@@ -59,6 +61,12 @@ final class WebSocket
     public function request(): ServerRequestInterface
     {
         return $this->request;
+    }
+
+    /** The subprotocol the handshake agreed on (WebSocketUpgrade::accept()'s $protocols), or null. */
+    public function protocol(): ?string
+    {
+        return $this->protocol;
     }
 
     public function isOpen(): bool
@@ -263,6 +271,14 @@ final class WebSocket
     {
         if ($this->closeSent || $this->closed) {
             throw new WebSocketClosedException('the WebSocket is ' . ($this->closed ? 'closed' : 'closing'));
+        }
+        if ($this->deflate !== null && \strlen($payload) >= PerMessageDeflate::COMPRESS_FROM_BYTES && !$opcode->isControl()) {
+            $compressed = $this->deflate->compress($payload);
+            if (\strlen($compressed) < \strlen($payload)) { // random or already compressed data goes as it is
+                $this->enqueue(FrameCodec::encode($opcode, $compressed, true));
+
+                return;
+            }
         }
         $this->enqueue(FrameCodec::encode($opcode, $payload));
     }

@@ -111,18 +111,68 @@ final class WebSocketTest extends TestCase
         self::assertSame("a WebSocket echo\n", (string) \shell_exec(\sprintf('curl -sS http://%s/', $address)));
     }
 
-    public function testNodesWsClientTalksToTheServer(): void
+    /** @return iterable<string, array{string, string}> */
+    public static function wsOffers(): iterable
+    {
+        yield 'with permessage-deflate, as ws offers by default' => ['', 'permessage-deflate; server_no_context_takeover; client_no_context_takeover'];
+        yield 'without extensions' => ['plain', ''];
+    }
+
+    #[\PHPUnit\Framework\Attributes\DataProvider('wsOffers')]
+    public function testNodesWsClientTalksToTheServer(string $mode, string $extensions): void
     {
         if (!\is_dir('/usr/share/nodejs/ws') || \trim((string) \shell_exec('command -v node')) === '') {
             self::markTestSkipped('node and Debian\'s node-ws are not installed (scripts/install-deps installs them)');
         }
-        $output = (string) \shell_exec(\sprintf('NODE_PATH=/usr/share/nodejs node %s ws://%s/ 2>&1', \escapeshellarg(\dirname(__DIR__, 2) . '/Support/WebSocket/ws-client.js'), self::$echo?->address));
+        $output = (string) \shell_exec(\sprintf('NODE_PATH=/usr/share/nodejs node %s ws://%s/ %s 2>&1', \escapeshellarg(\dirname(__DIR__, 2) . '/Support/WebSocket/ws-client.js'), self::$echo?->address, $mode));
         $seen = \json_decode(\trim($output), true);
 
         self::assertIsArray($seen, $output);
+        self::assertSame($extensions, $seen['extensions'] ?? null, $output);
         self::assertSame(['text:hello from ws', 'binary:000102ff', 'text:60000 chars'], $seen['messages'] ?? null, $output);
         self::assertTrue($seen['pong'] ?? false, 'the ping was answered with its payload');
         self::assertSame([1000, ''], $seen['close'] ?? null);
+    }
+
+    public function testCompressedMessagesAreInflatedAndLongAnswersCompressedUnderPermessageDeflate(): void
+    {
+        $client = WebSocketClient::connect((string) self::$echo?->address, '/', 5.0, ['Sec-WebSocket-Extensions' => 'permessage-deflate; client_max_window_bits']);
+        self::assertSame('permessage-deflate; server_no_context_takeover; client_no_context_takeover', $client->responseHeader('Sec-WebSocket-Extensions'));
+
+        $client->sendFrame(0x1, "\xf2\x48\xcd\xc9\xc9\x07\x00", rsv: 4); // RFC 7692 §7.2.3.1's "Hello"
+        self::assertSame([0x1, 'Hello', true], $client->readFrame());
+        self::assertSame(0, $client->lastRsv, 'a short answer goes uncompressed');
+
+        $text = \str_repeat('compressible ', 1000);
+        $compressed = \substr((string) \deflate_add(\deflate_init(\ZLIB_ENCODING_RAW) ?: self::fail(), $text, \ZLIB_SYNC_FLUSH), 0, -4);
+        $client->sendFrame(0x1, \substr($compressed, 0, 10), false, rsv: 4);
+        $client->sendFrame(0x0, \substr($compressed, 10));
+        [$opcode, $payload] = $client->readFrame() ?? self::fail('no answer');
+        self::assertSame(0x1, $opcode);
+        self::assertSame(4, $client->lastRsv, 'a long answer goes compressed');
+        self::assertLessThan(200, \strlen($payload));
+        self::assertSame($text, \inflate_add(\inflate_init(\ZLIB_ENCODING_RAW) ?: self::fail(), $payload . "\x00\x00\xff\xff"));
+
+        $client->sendText('plain still works');
+        self::assertSame([0x1, 'plain still works', true], $client->readFrame());
+    }
+
+    public function testADeflateBombIsClosedWith1009(): void
+    {
+        $client = WebSocketClient::connect((string) self::$echo?->address, '/', 5.0, ['Sec-WebSocket-Extensions' => 'permessage-deflate']);
+        $bomb = \substr((string) \deflate_add(\deflate_init(\ZLIB_ENCODING_RAW) ?: self::fail(), \str_repeat('a', 50 << 20), \ZLIB_SYNC_FLUSH), 0, -4);
+        $client->sendFrame(0x2, $bomb, rsv: 4);
+
+        self::assertSame(1009, $client->readClose()[0] ?? null);
+    }
+
+    public function testWithoutTheOfferNoExtensionIsAnsweredAndRsv1IsAProtocolError(): void
+    {
+        $client = $this->client();
+        self::assertNull($client->responseHeader('Sec-WebSocket-Extensions'));
+        $client->sendFrame(0x1, "\xf2\x48\xcd\xc9\xc9\x07\x00", rsv: 4);
+
+        self::assertSame(1002, $client->readClose()[0] ?? null);
     }
 
     public function testTheChatBroadcastsEveryMessageToEveryMember(): void

@@ -14,8 +14,13 @@ final class WebSocketClient
     /** @var resource */
     private $socket;
     private string $buffer = '';
+    /** The server's 101 head, for its negotiated headers. */
+    public readonly string $responseHead;
+    /** The RSV bits of the last frame readFrame() returned (4: RSV1, a compressed message). */
+    public int $lastRsv = 0;
 
-    private function __construct(string $address, string $path, float $timeout)
+    /** @param array<string, string> $headers more handshake headers (Sec-WebSocket-Extensions, -Protocol) */
+    private function __construct(string $address, string $path, float $timeout, array $headers = [])
     {
         $socket = \stream_socket_client('tcp://' . $address, $errno, $error, $timeout);
         if ($socket === false) {
@@ -24,7 +29,7 @@ final class WebSocketClient
         \stream_set_timeout($socket, (int) \ceil($timeout));
         $this->socket = $socket;
         $key = \base64_encode(\random_bytes(16));
-        $this->write("GET $path HTTP/1.1\r\nHost: $address\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: $key\r\nSec-WebSocket-Version: 13\r\n\r\n");
+        $this->write("GET $path HTTP/1.1\r\nHost: $address\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: $key\r\nSec-WebSocket-Version: 13\r\n" . \implode('', \array_map(static fn (string $name, string $value): string => "$name: $value\r\n", \array_keys($headers), $headers)) . "\r\n");
         while (!\str_contains($this->buffer, "\r\n\r\n")) {
             $this->fill();
         }
@@ -33,11 +38,19 @@ final class WebSocketClient
         if (!\str_starts_with($head, 'HTTP/1.1 101 ') || \stripos($head, "Sec-WebSocket-Accept: $expected") === false) {
             throw new \RuntimeException("not upgraded:\n$head");
         }
+        $this->responseHead = $head;
     }
 
-    public static function connect(string $address, string $path = '/', float $timeout = 5.0): self
+    /** @param array<string, string> $headers more handshake headers (Sec-WebSocket-Extensions, -Protocol) */
+    public static function connect(string $address, string $path = '/', float $timeout = 5.0, array $headers = []): self
     {
-        return new self($address, $path, $timeout);
+        return new self($address, $path, $timeout, $headers);
+    }
+
+    /** A response header of the handshake, or null. */
+    public function responseHeader(string $name): ?string
+    {
+        return \preg_match('/^' . \preg_quote($name, '/') . ':[ \t]*(.*?)[ \t\r]*$/mi', $this->responseHead, $match) === 1 ? $match[1] : null;
     }
 
     /** A frame as a client sends it: masked unless told otherwise. */
@@ -89,6 +102,7 @@ final class WebSocketClient
                     if (\strlen($this->buffer) >= $offset + $length) {
                         $payload = \substr($this->buffer, $offset, $length);
                         $this->buffer = \substr($this->buffer, $offset + $length);
+                        $this->lastRsv = ($first >> 4) & 0x7;
 
                         return [$first & 0x0F, $payload, ($first & 0x80) !== 0];
                     }
