@@ -17,6 +17,7 @@ declare(strict_types=1);
  *   GET  /probe/{id}?q=ID&wait=timer|db&ms=N   waits, then says what the request sees (JSON)
  *   POST /pollute           sets state a next request must not see (static property, a cookie)
  *   GET  /state             the state a request sees when it brings nothing (JSON)
+ *   GET  /ws?name=N         a WebSocket: a greeting, then an echo
  *   GET  /fail              throws (the error page must not show it)
  *   GET  /stream/events?count=N&ms=M&token=T  N server-sent events M ms apart from a generator
  *                           (Bobbin's EventStream); with a token, how the stream ended is written
@@ -32,6 +33,8 @@ use Bobbin\Frameworks\OneRequestAtATime;
 use Bobbin\Frameworks\StaticProperties;
 use Bobbin\Http\Message\EventStream;
 use Bobbin\Http\RequestCancellation;
+use Bobbin\Http\WebSocket\WebSocket;
+use Bobbin\Http\WebSocket\WebSocketUpgrade;
 use Bobbin\Postgres\Exception\UniqueViolationException;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
@@ -164,6 +167,23 @@ $app->get('/stream/events', static function (ServerRequestInterface $request): R
         }
     });
 });
+
+// A WebSocket (bin/bobbin serve only): greets with the route's name and ?name=, then echoes.
+$app->get('/ws', static function (ServerRequestInterface $request, ResponseInterface $response): ResponseInterface {
+    if (!WebSocketUpgrade::isRequested($request)) {
+        $response->getBody()->write("a WebSocket echo: connect with Upgrade: websocket\n");
+
+        return $response->withStatus(426)->withHeader('Content-Type', 'text/plain');
+    }
+    $greeting = \sprintf('hello %s from %s', $request->getQueryParams()['name'] ?? 'stranger', RouteContext::fromRequest($request)->getRoute()?->getName());
+
+    return WebSocketUpgrade::accept($request, static function (WebSocket $socket) use ($greeting): void {
+        $socket->send($greeting . ' (' . ($socket->protocol() ?? 'no subprotocol') . ')');
+        while (($message = $socket->receive()) !== null) {
+            $socket->send('echo: ' . $message->data);
+        }
+    }, protocols: ['echo.v1']);
+})->setName('websocket');
 
 $app->get('/fail', static function (): ResponseInterface {
     throw new \RuntimeException('secret detail: /etc/passwd');

@@ -191,3 +191,19 @@ Route::post('/upload/optional', static function (Request $request) {
         'has' => $request->hasFile('document'),
     ]);
 });
+
+// A WebSocket from a route (bin/bobbin serve only): greets with the route's name and the ?name=
+// it was opened with, then echoes each message (tests/Integration/Frameworks).
+Route::get('/ws', static function (Request $request) {
+    if (!Bobbin\Frameworks\Symfony\WebSocketRoute::isRequested($request)) {
+        return response("a WebSocket echo: connect with Upgrade: websocket\n", 426, ['Content-Type' => 'text/plain']);
+    }
+    $greeting = sprintf('hello %s from %s', $request->query('name', 'stranger'), $request->route()?->getName());
+
+    return Bobbin\Frameworks\Symfony\WebSocketRoute::accept($request, static function (Bobbin\Http\WebSocket\WebSocket $socket) use ($greeting): void {
+        $socket->send($greeting.' ('.($socket->protocol() ?? 'no subprotocol').')');
+        while (($message = $socket->receive()) !== null) {
+            $socket->send('echo: '.$message->data);
+        }
+    }, protocols: ['echo.v1']);
+})->name('websocket');

@@ -10,6 +10,7 @@ use Bobbin\Tests\Support\Frameworks\CurlStream;
 use Bobbin\Tests\Support\Frameworks\ExampleApp;
 use Bobbin\Tests\Support\Frameworks\Requests;
 use Bobbin\Tests\Support\HttpResponse;
+use Bobbin\Tests\Support\WebSocket\WebSocketClient;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -225,6 +226,30 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         }
         self::assertLessThan(3.0, $ended, 'the stream of 40 events 300 ms apart ended soon after the client left');
         self::assertSame(200, Requests::one($server->host, $server->port, 'GET', '/health')->status);
+    }
+
+    public function testARouteAcceptsAWebSocketThatGreetsWithTheRoutesRequestAndEchoes(): void
+    {
+        $server = static::$server;
+        self::assertNotNull($server);
+        if (!$server->isBobbin()) {
+            self::markTestSkipped('PHP-FPM cannot hand a connection over');
+        }
+        $client = WebSocketClient::connect($server->host . ':' . $server->port, '/ws?name=ada', 5.0, [
+            'Sec-WebSocket-Protocol' => 'echo.v2, echo.v1',
+            'Sec-WebSocket-Extensions' => 'permessage-deflate',
+        ]);
+
+        self::assertSame('echo.v1', $client->responseHeader('Sec-WebSocket-Protocol'));
+        self::assertSame([0x1, 'hello ada from websocket (echo.v1)', true], $client->readFrame());
+        self::assertSame(200, self::send('GET', '/health')->status, 'other requests are served while the WebSocket is open');
+        $client->sendText('one');
+        $client->sendText('two');
+        self::assertSame([0x1, 'echo: one', true], $client->readFrame());
+        self::assertSame([0x1, 'echo: two', true], $client->readFrame());
+        $client->sendFrame(0x8, \pack('n', 1000));
+        self::assertSame([1000, ''], $client->readClose());
+        self::assertTrue($client->isClosedByServer());
     }
 
     public function testAnUploadedFileIsValidAndTheAppCanStoreIt(): void
