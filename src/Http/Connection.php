@@ -90,8 +90,6 @@ final class Connection
     private ?string $parkedWatch = null;
     /** @var float when the last response was written: an idle connection's phase starts then */
     private $doneAt = 0.0;
-    /** @var (\Closure(): void)|null for an upgraded connection: how its protocol learns of a graceful stop */
-    private ?\Closure $onGracefulStop = null;
 
     /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted; public for FileSending's sendfile() */
     public function __construct(
@@ -116,10 +114,11 @@ final class Connection
     }
 
     /**
-     * For an upgrade (a WebSocket, ResponseWriter): the socket, its watcher and the bytes read
-     * past the request; from now on the new protocol keeps its own time.
+     * For an upgrade (a WebSocket, ResponseWriter): the socket, its watcher, the bytes read past
+     * the request and the open connections (to hear of a graceful stop); from now on the new
+     * protocol keeps its own time.
      *
-     * @return array{resource, StreamWatcher, string}
+     * @return array{resource, StreamWatcher, string, OpenConnections}
      */
     public function takeOver(): array
     {
@@ -129,32 +128,7 @@ final class Connection
         $buffer = $this->parser->buffer;
         $this->parser->buffer = '';
 
-        return [$this->socket, $this->watcher, $buffer];
-    }
-
-    /**
-     * For an upgraded connection: $goAway runs when a graceful stop begins (at once when one has
-     * begun), so that the new protocol ends on its own terms (a WebSocket's close 1001) rather
-     * than being cut at the drain deadline. It must not wait: it runs in the stop's caller.
-     *
-     * @param \Closure(): void $goAway
-     */
-    public function onGracefulStop(\Closure $goAway): void
-    {
-        if ($this->connections->stopping) {
-            $goAway();
-
-            return;
-        }
-        $this->onGracefulStop = $goAway;
-    }
-
-    /** Server::stop()'s word to an upgraded connection (onGracefulStop()). */
-    public function stopGracefully(): void
-    {
-        $goAway = $this->onGracefulStop;
-        $this->onGracefulStop = null;
-        $goAway !== null && $goAway();
+        return [$this->socket, $this->watcher, $buffer, $this->connections];
     }
 
     /** The connection's fiber: serves requests until the client or the server ends it. */
@@ -330,7 +304,6 @@ final class Connection
             return;
         }
         $this->closed = true;
-        $this->onGracefulStop = null;
         if ($this->parkedWatch !== null) {
             $this->connections->unwatchParked($this->parkedWatch, $this->socket);
             $this->parkedWatch = null;

@@ -37,6 +37,8 @@ final class OpenConnections
     private array $open = [];
     /** @var array<int, Connection> parked connections by their socket's resource id */
     private array $parked = [];
+    /** @var array<int, Closure(): void> how each upgraded connection's protocol hears of a graceful stop, by connection */
+    private array $goAway = [];
     /** @var (Closure(string, mixed): void)|null the loop callback of every parked socket */
     private ?Closure $unparkOnData = null;
     /** Set once a graceful stop began: connections finish their request and close. */
@@ -96,10 +98,37 @@ final class OpenConnections
         $this->statistics->accepted++;
     }
 
+    /**
+     * For an upgraded connection: $goAway runs when a graceful stop begins (at once when one has
+     * begun), so that the new protocol ends on its own terms (a WebSocket's close 1001) rather
+     * than being cut at the drain deadline. It runs in the stop's caller: it must not wait.
+     *
+     * @param Closure(): void $goAway
+     */
+    public function onGracefulStop(Connection $connection, Closure $goAway): void
+    {
+        if ($this->stopping) {
+            $goAway();
+
+            return;
+        }
+        $this->goAway[\spl_object_id($connection)] = $goAway;
+    }
+
+    /** Server::stop(): tells each upgraded connection (onGracefulStop()). */
+    public function stopUpgraded(): void
+    {
+        $goAway = $this->goAway;
+        $this->goAway = [];
+        foreach ($goAway as $tell) {
+            $tell();
+        }
+    }
+
     /** Called by Connection::close(). */
     public function closed(Connection $connection): void
     {
-        unset($this->open[\spl_object_id($connection)]);
+        unset($this->open[\spl_object_id($connection)], $this->goAway[\spl_object_id($connection)]);
         ($this->onClosed)();
     }
 

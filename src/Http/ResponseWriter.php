@@ -159,9 +159,9 @@ final class ResponseWriter
         if (!$connection->writeAll($head . "\r\n")) {
             return false;
         }
-        [$socket, $watcher, $buffered] = $connection->takeOver();
+        [$socket, $watcher, $buffered, $connections] = $connection->takeOver();
         $webSocket = new WebSocket($socket, $watcher, $buffered, $options, $request, $deflate, $protocol);
-        $connection->onGracefulStop($webSocket->goAway(...));
+        $connections->onGracefulStop($connection, $webSocket->goAway(...));
         try {
             $session($webSocket);
             $webSocket->finish(null);

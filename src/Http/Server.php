@@ -265,11 +265,10 @@ final class Server
             }
         }
         $this->listener = null;
+        $connections->stopUpgraded(); // a WebSocket closes with 1001 and its closure's receive() ends
         foreach ($connections->all() as $connection) {
             if ($connection->phase === ConnectionPhase::Closing) {
                 $connection->close();
-            } elseif ($connection->phase === ConnectionPhase::Upgraded) {
-                $connection->stopGracefully(); // a WebSocket closes with 1001 and its closure's receive() ends
             } elseif ($connection->phase === ConnectionPhase::Idle) {
                 if ($connections->idleGraceUntil > 0.0) {
                     // The sweeper closes it when the grace ends, unless a request arrives first.
