@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Mysql;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Mysql\Exception\MysqlException;
 use Bobbin\Mysql\Exception\PoolTimeoutException;
 use Bobbin\Mysql\Internal\PoolConnector;
@@ -25,6 +26,8 @@ use Bobbin\Sql\ConnectionPool as SqlConnectionPool;
  */
 final class ConnectionPool extends SqlConnectionPool implements Executor
 {
+    use OwnsResources;
+
     public function __construct(private readonly PoolConfig $config)
     {
         parent::__construct(new Pool(new PoolConnector($config->connection, $this->killQuery(...)), $config->pool, 'mysql ' . $config->connection->describe()));

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Mysql;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\OwnsResources;
 use Bobbin\Mysql\Internal\TransactionDialect;
 use Bobbin\Sql\IsolationLevel as SqlIsolationLevel;
 use Bobbin\Sql\Transaction as SqlTransaction;
@@ -19,6 +20,8 @@ use Closure;
  */
 final class Transaction extends SqlTransaction implements Executor
 {
+    use OwnsResources;
+
     /**
      * @internal use Connection::transaction() or ConnectionPool::transaction()
      * @template T

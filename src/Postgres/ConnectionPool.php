@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
+use Bobbin\Async\OwnsResources;
 use Bobbin\Platform\RequiredExtension;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
@@ -25,6 +26,8 @@ use Bobbin\Sql\ConnectionPool as SqlConnectionPool;
  */
 final class ConnectionPool extends SqlConnectionPool implements Executor
 {
+    use OwnsResources;
+
     public function __construct(private readonly PoolConfig $config)
     {
         RequiredExtension::check('pgsql', 'The PostgreSQL client (Bobbin\\Postgres)');

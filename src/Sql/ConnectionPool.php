@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Sql;
 
 use Bobbin\Async\Cancellation;
-use Bobbin\Async\OwnsResources;
 use Bobbin\Pool\Pool;
 use Bobbin\Pool\PoolClosedException;
 use Bobbin\Pool\PoolStatistics;
@@ -18,13 +17,13 @@ use Closure;
  * subclass builds the Pool (its connector knows how to open, check and clean a connection) and
  * turns the shared pool's failures into its own exceptions.
  *
+ * Its subclasses use Async\OwnsResources (each, so that a refused clone names the class).
+ *
  * @template R of Result
  * @template C of Link<R>
  */
 abstract class ConnectionPool implements Executor
 {
-    use OwnsResources;
-
     use ExecutesQueries;
 
     /** @param Pool<C> $pool */

@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Sql;
 
 use Bobbin\Async\Cancellation;
-use Bobbin\Async\OwnsResources;
 use Closure;
 
 /**
@@ -17,12 +16,12 @@ use Closure;
  * Only valid inside the callback it was given to; afterwards every call throws the client's
  * TransactionException.
  *
+ * Its subclasses use Async\OwnsResources (each, so that a refused clone names the class).
+ *
  * @template-covariant R of Result
  */
 abstract class Transaction implements Executor
 {
-    use OwnsResources;
-
     use ExecutesQueries;
 
     private bool $active = true;
