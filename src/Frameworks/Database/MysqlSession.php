@@ -45,6 +45,11 @@ final class MysqlSession implements SqlSession
         return $this->lastInsertId;
     }
 
+    public function inTransaction(): bool
+    {
+        return $this->connection?->inTransaction() ?? false;
+    }
+
     public function serverVersion(): string
     {
         return $this->connection()->serverVersion();

@@ -24,6 +24,9 @@ interface SqlSession
 
     public function serverVersion(): string;
 
+    /** Whether the session's connection is inside a transaction (false before its first statement). */
+    public function inTransaction(): bool;
+
     /** Gives the connection back to the pool unless a transaction holds it. */
     public function release(): void;
 }
