@@ -6,11 +6,17 @@ namespace Bobbin\Pool;
 
 /**
  * The Connector methods every client answers the same way, by asking the connection itself:
- * its close(), openedAt() and lastUsedAt(). A client's connector writes what its protocol
- * decides (open, the liveness check, ping, reuse) and uses this for the rest.
+ * its isAlive() (the cheap check before a hand-out), close(), openedAt() and lastUsedAt(). A
+ * client's connector writes what its protocol decides (open, ping, reuse) and uses this for
+ * the rest.
  */
 trait DelegatesToConnection
 {
+    public function isAlive(object $connection): bool
+    {
+        return $connection->isAlive();
+    }
+
     public function close(object $connection): void
     {
         $connection->close();

@@ -39,11 +39,6 @@ final class PoolConnector implements TransactionAwareConnector
         return $connection;
     }
 
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
-    }
-
     public function ping(object $connection): bool
     {
         $connection->command('SELECT 1');

@@ -31,11 +31,6 @@ final class PoolConnector implements Connector
         return Connection::connect($this->config, $cancellation);
     }
 
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
-    }
-
     public function ping(object $connection): bool
     {
         $connection->ping();
