@@ -38,11 +38,12 @@ use Closure;
  * exclusively). A statement abandoned by its caller (cancellation, timeout) is killed on the
  * server (KILL QUERY over another session) while the connection reads the rest of its answer in
  * the background; the next statement waits for that.
+ *
+ * @implements \Bobbin\Sql\Link<Result>
  */
-final class Connection implements Executor
+final class Connection implements Executor, \Bobbin\Sql\Link
 {
     use OwnsResources;
-
     use ExecutesQueries;
 
     /** Bound of the background clean-up after an abandoned statement. */
@@ -192,7 +193,7 @@ final class Connection implements Executor
         }
     }
 
-    public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
+    public function transaction(Closure $work, ?\Bobbin\Sql\IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
     {
         return Transaction::run($this, $work, $isolation, $cancellation);
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Mysql;
 
 use Bobbin\Async\TlsVerification;
+use Bobbin\Sql\SessionSettings;
 
 /** How to open and use one connection to MySQL or MariaDB. */
 final class ConnectionConfig
@@ -43,15 +44,7 @@ final class ConnectionConfig
         public readonly array $attributes = ['_client_name' => 'bobbin', 'program_name' => 'bobbin'],
         public readonly ?string $serverPublicKey = null,
     ) {
-        if ($connectTimeout <= 0.0) {
-            throw new \ValueError('The connect timeout must be positive');
-        }
-        if ($queryTimeout !== null && $queryTimeout <= 0.0) {
-            throw new \ValueError('The query timeout must be positive or null');
-        }
-        if ($statementCacheSize < 0) {
-            throw new \ValueError('The statement cache size cannot be negative');
-        }
+        SessionSettings::check($connectTimeout, $queryTimeout, $statementCacheSize);
     }
 
     /**

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Mysql;
 
 use Bobbin\Pool\PoolSettings;
+use Bobbin\Pool\PoolOptions;
 
 /** Sizing and time bounds of a ConnectionPool, plus the settings of its connections. */
 final class PoolConfig
@@ -17,25 +18,15 @@ final class PoolConfig
 
     /**
      * @param string $url mysql://user:password@host:port/database?… (see ConnectionConfig::fromUrl())
-     * @see PoolSettings for the pool's own settings
+     * @param mixed ...$settings by name: the pool's (minSize, maxSize = 32, acquireTimeout = 5.0,
+     *        maxWaiters = 10_000, idleTimeout = 60.0, maxLifetime = 3600.0, checkAfterIdle = 5.0:
+     *        PoolSettings) and the connection's (connectTimeout, queryTimeout, statementCacheSize,
+     *        decodeJson: ConnectionConfig::fromUrl())
      */
-    public static function fromUrl(
-        #[\SensitiveParameter] string $url,
-        int $minSize = 0,
-        int $maxSize = 32,
-        float $acquireTimeout = 5.0,
-        int $maxWaiters = 10_000,
-        float $idleTimeout = 60.0,
-        float $maxLifetime = 3600.0,
-        float $checkAfterIdle = 5.0,
-        float $connectTimeout = 10.0,
-        ?float $queryTimeout = null,
-        int $statementCacheSize = 256,
-        bool $decodeJson = false,
-    ): self {
-        return new self(
-            ConnectionConfig::fromUrl($url, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson),
-            new PoolSettings($minSize, $maxSize, $acquireTimeout, $maxWaiters, $idleTimeout, $maxLifetime, $checkAfterIdle),
-        );
+    public static function fromUrl(#[\SensitiveParameter] string $url, mixed ...$settings): self
+    {
+        [$pool, $connection] = PoolOptions::split($settings);
+
+        return new self(ConnectionConfig::fromUrl($url, ...$connection), $pool);
     }
 }

@@ -16,12 +16,8 @@ namespace Bobbin\Mysql;
  *
  * @immutable
  */
-final class Result
+final class Result extends \Bobbin\Sql\Result
 {
-    /** @var list<array<string, mixed>> */
-    public $rows;
-    /** @var int */
-    public $affectedRows;
     /** @var int|string an unsigned BIGINT id above PHP_INT_MAX is its decimal string */
     public $lastInsertId;
     /** @var int */

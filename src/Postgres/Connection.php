@@ -23,6 +23,8 @@ use Bobbin\Postgres\Internal\ErrorFactory;
 use Bobbin\Postgres\Internal\IdleArrival;
 use Bobbin\Postgres\Internal\SessionOpener;
 use Bobbin\Postgres\Internal\ValueConverter;
+use Bobbin\Sql\IsolationLevel as SqlIsolationLevel;
+use Bobbin\Sql\Link;
 use Closure;
 use PgSql\Connection as PgConnection;
 use PgSql\Result as PgResult;
@@ -42,11 +44,12 @@ use PgSql\Result as PgResult;
  *   socket buffer is full instead of sleeping in a usleep loop inside the extension, so it is
  *   set before every large send (pg_connection_busy() switches libpq back to blocking each time).
  * - pg_socket() returns a new stream object on every call: it is fetched once after connecting.
+ *
+ * @implements Link<Result>
  */
-final class Connection implements Executor
+final class Connection implements Executor, Link
 {
     use OwnsResources;
-
     use ExecutesQueries;
 
     private const SEND_SIMPLE = 0;
@@ -191,7 +194,7 @@ final class Connection implements Executor
         }
     }
 
-    public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
+    public function transaction(Closure $work, ?SqlIsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
     {
         return Transaction::run($this, $work, $isolation, $cancellation);
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Postgres;
 
 use Bobbin\Postgres\Internal\SslSettings;
+use Bobbin\Sql\SessionSettings;
 
 /** How to open and use one connection. */
 final class ConnectionConfig
@@ -40,15 +41,7 @@ final class ConnectionConfig
         if ($persistent && $statementCacheSize !== 0) {
             throw new \ValueError('A persistent connection outlives its statement cache: use a statement cache size of 0');
         }
-        if ($connectTimeout <= 0.0) {
-            throw new \ValueError('The connect timeout must be positive');
-        }
-        if ($queryTimeout !== null && $queryTimeout <= 0.0) {
-            throw new \ValueError('The query timeout must be positive or null');
-        }
-        if ($statementCacheSize < 0) {
-            throw new \ValueError('The statement cache size cannot be negative');
-        }
+        SessionSettings::check($connectTimeout, $queryTimeout, $statementCacheSize);
     }
 
     public static function fromConnectionString(

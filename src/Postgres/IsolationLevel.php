@@ -4,9 +4,14 @@ declare(strict_types=1);
 
 namespace Bobbin\Postgres;
 
-enum IsolationLevel: string
+enum IsolationLevel: string implements \Bobbin\Sql\IsolationLevel
 {
     case ReadCommitted = 'READ COMMITTED';
     case RepeatableRead = 'REPEATABLE READ';
     case Serializable = 'SERIALIZABLE';
+
+    public function sql(): string
+    {
+        return $this->value;
+    }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Postgres;
 
 use Bobbin\Pool\PoolSettings;
+use Bobbin\Pool\PoolOptions;
 
 /** Sizing and time bounds of a ConnectionPool, plus the settings of its connections. */
 final class PoolConfig
@@ -42,60 +43,32 @@ final class PoolConfig
 
     /**
      * @param string $url postgresql://user:password@host:port/database?… (see ConnectionConfig::fromUrl())
+     * @param mixed ...$settings by name: the pool's (minSize, maxSize = 32, acquireTimeout = 5.0,
+     *        maxWaiters = 10_000, idleTimeout = 60.0, maxLifetime = 3600.0, checkAfterIdle = 5.0:
+     *        PoolSettings) and the connection's (connectTimeout, queryTimeout, statementCacheSize,
+     *        decodeJson, persistent, tlsInsecure: ConnectionConfig::fromUrl())
      * @throws \ValueError for anything but a postgresql:// or postgres:// URL, or settings out of range
      */
-    public static function fromUrl(
-        #[\SensitiveParameter] string $url,
-        int $minSize = 0,
-        int $maxSize = 32,
-        float $acquireTimeout = 5.0,
-        int $maxWaiters = 10_000,
-        float $idleTimeout = 60.0,
-        float $maxLifetime = 3600.0,
-        float $checkAfterIdle = 5.0,
-        float $connectTimeout = 10.0,
-        ?float $queryTimeout = null,
-        int $statementCacheSize = 256,
-        bool $decodeJson = false,
-        bool $persistent = false,
-        bool $tlsInsecure = false,
-    ): self {
-        return new self(
-            ConnectionConfig::fromUrl($url, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent, $tlsInsecure),
-            $minSize,
-            $maxSize,
-            $acquireTimeout,
-            $maxWaiters,
-            $idleTimeout,
-            $maxLifetime,
-            $checkAfterIdle,
-        );
+    public static function fromUrl(#[\SensitiveParameter] string $url, mixed ...$settings): self
+    {
+        [$pool, $connection] = PoolOptions::split($settings);
+
+        return self::of(ConnectionConfig::fromUrl($url, ...$connection), $pool);
     }
 
-    public static function fromConnectionString(
-        #[\SensitiveParameter] string $connectionString,
-        int $minSize = 0,
-        int $maxSize = 32,
-        float $acquireTimeout = 5.0,
-        int $maxWaiters = 10_000,
-        float $idleTimeout = 60.0,
-        float $maxLifetime = 3600.0,
-        float $checkAfterIdle = 5.0,
-        float $connectTimeout = 10.0,
-        ?float $queryTimeout = null,
-        int $statementCacheSize = 256,
-        bool $decodeJson = false,
-        bool $persistent = false,
-    ): self {
-        return new self(
-            new ConnectionConfig($connectionString, $connectTimeout, $queryTimeout, $statementCacheSize, $decodeJson, $persistent),
-            $minSize,
-            $maxSize,
-            $acquireTimeout,
-            $maxWaiters,
-            $idleTimeout,
-            $maxLifetime,
-            $checkAfterIdle,
-        );
+    /**
+     * @param string $connectionString libpq key/value ("host=… dbname=…") or URI
+     * @param mixed ...$settings by name, as fromUrl() takes them (the connection's: ConnectionConfig's constructor)
+     */
+    public static function fromConnectionString(#[\SensitiveParameter] string $connectionString, mixed ...$settings): self
+    {
+        [$pool, $connection] = PoolOptions::split($settings);
+
+        return self::of(new ConnectionConfig($connectionString, ...$connection), $pool);
+    }
+
+    private static function of(ConnectionConfig $connection, PoolSettings $pool): self
+    {
+        return new self($connection, $pool->minSize, $pool->maxSize, $pool->acquireTimeout, $pool->maxWaiters, $pool->idleTimeout, $pool->maxLifetime, $pool->checkAfterIdle);
     }
 }

@@ -14,12 +14,8 @@ namespace Bobbin\Postgres;
  *
  * @immutable
  */
-final class Result
+final class Result extends \Bobbin\Sql\Result
 {
-    /** @var list<array<string, mixed>> */
-    public $rows;
-    /** @var int */
-    public $affectedRows;
     /** @var string the command tag, e.g. "INSERT 0 1", "SELECT 3" */
     public $command;
 

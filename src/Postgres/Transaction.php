@@ -6,26 +6,21 @@ namespace Bobbin\Postgres;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\OwnsResources;
-use Bobbin\Postgres\Exception\PostgresException;
-use Bobbin\Postgres\Exception\TransactionException;
+use Bobbin\Postgres\Internal\TransactionDialect;
+use Bobbin\Sql\IsolationLevel as SqlIsolationLevel;
+use Bobbin\Sql\Transaction as SqlTransaction;
 use Closure;
 
 /**
- * A transaction (or a savepoint inside one) pinned to one connection. Only valid inside the
- * callback it was given to; afterwards every call throws a TransactionException.
+ * A transaction (or a savepoint inside one) pinned to one connection: Bobbin\Sql\Transaction
+ * with this client's TransactionDialect. Only valid inside the callback it was given to;
+ * afterwards every call throws a TransactionException.
+ *
+ * @extends SqlTransaction<Result>
  */
-final class Transaction implements Executor
+final class Transaction extends SqlTransaction implements Executor
 {
     use OwnsResources;
-
-    use ExecutesQueries;
-
-    private bool $active = true;
-    private int $savepoints = 0;
-
-    private function __construct(private readonly Connection $connection, private readonly int $depth)
-    {
-    }
 
     /**
      * @internal use Connection::transaction() or ConnectionPool::transaction()
@@ -33,91 +28,8 @@ final class Transaction implements Executor
      * @param Closure(Transaction): T $work
      * @return T
      */
-    public static function run(Connection $connection, Closure $work, ?IsolationLevel $isolation, ?Cancellation $cancellation): mixed
+    public static function run(Connection $connection, Closure $work, ?SqlIsolationLevel $isolation, ?Cancellation $cancellation): mixed
     {
-        $connection->command($isolation === null ? 'BEGIN' : 'BEGIN ISOLATION LEVEL ' . $isolation->value, $cancellation);
-        $transaction = new self($connection, 0);
-        try {
-            $result = $work($transaction);
-        } catch (\Throwable $e) {
-            $transaction->active = false;
-            self::quietly($connection, 'ROLLBACK');
-            throw $e;
-        }
-        $transaction->active = false;
-        // Never cancelled: a COMMIT abandoned halfway would leave the outcome unknown.
-        $tag = $connection->command('COMMIT')->command;
-        if ($tag === 'ROLLBACK') {
-            throw new TransactionException(
-                'The transaction had failed (a statement error was caught inside it) and was rolled back instead of committed',
-                '25P02',
-            );
-        }
-
-        return $result;
-    }
-
-    /** @param array<int, mixed> $params */
-    public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): Result
-    {
-        $this->assertActive();
-
-        return $this->connection->query($sql, $params, $cancellation);
-    }
-
-    /**
-     * A nested transaction: a savepoint, released when $work returns and rolled back to when it
-     * throws (the outer transaction goes on).
-     */
-    public function transaction(Closure $work, ?IsolationLevel $isolation = null, ?Cancellation $cancellation = null): mixed
-    {
-        $this->assertActive();
-        if ($isolation !== null) {
-            throw new TransactionException('The isolation level can only be chosen for the outermost transaction');
-        }
-        $name = \sprintf('bobbin_sp_%d_%d', $this->depth + 1, ++$this->savepoints);
-        $this->connection->command('SAVEPOINT ' . $name, $cancellation);
-        $inner = new self($this->connection, $this->depth + 1);
-        $this->active = false;
-        try {
-            $result = $work($inner);
-        } catch (\Throwable $e) {
-            $inner->active = false;
-            $this->active = true;
-            self::quietly($this->connection, 'ROLLBACK TO SAVEPOINT ' . $name);
-            self::quietly($this->connection, 'RELEASE SAVEPOINT ' . $name);
-            throw $e;
-        }
-        $inner->active = false;
-        $this->active = true;
-        $this->connection->command('RELEASE SAVEPOINT ' . $name);
-
-        return $result;
-    }
-
-    public function isActive(): bool
-    {
-        return $this->active;
-    }
-
-    /** Rolling back after a failure must not hide that failure: its own errors are dropped. */
-    private static function quietly(Connection $connection, string $sql): void
-    {
-        try {
-            if (!$connection->isClosed()) {
-                $connection->command($sql);
-            }
-        } catch (PostgresException) {
-            // A broken connection is discarded by its owner; the original error is what matters.
-        }
-    }
-
-    private function assertActive(): void
-    {
-        if (!$this->active) {
-            throw new TransactionException($this->depth === 0 && $this->savepoints === 0
-                ? 'The transaction is over: use it only inside its callback'
-                : 'This transaction is not the innermost active one (or is over)');
-        }
+        return self::runOn($connection, new TransactionDialect(), $work, $isolation, $cancellation);
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tarantool;
 
+use Bobbin\Pool\PoolOptions;
 use Bobbin\Pool\PoolSettings;
 
 /** Sizing and time bounds of a ConnectionPool, plus the settings of its connections. */
@@ -17,23 +18,13 @@ final class PoolConfig
 
     /**
      * @param string $url tarantool://user:password@host:port (see ConnectionConfig::fromUrl())
-     * @see PoolSettings for the pool's own settings
+     * @param mixed ...$settings by name: the pool's (PoolSettings; maxSize = 4 here) and the
+     *        connection's (connectTimeout, requestTimeout: ConnectionConfig::fromUrl())
      */
-    public static function fromUrl(
-        #[\SensitiveParameter] string $url,
-        int $minSize = 0,
-        int $maxSize = 4,
-        float $acquireTimeout = 5.0,
-        int $maxWaiters = 10_000,
-        float $idleTimeout = 60.0,
-        float $maxLifetime = 3600.0,
-        float $checkAfterIdle = 5.0,
-        float $connectTimeout = 10.0,
-        ?float $requestTimeout = null,
-    ): self {
-        return new self(
-            ConnectionConfig::fromUrl($url, $connectTimeout, $requestTimeout),
-            new PoolSettings($minSize, $maxSize, $acquireTimeout, $maxWaiters, $idleTimeout, $maxLifetime, $checkAfterIdle),
-        );
+    public static function fromUrl(#[\SensitiveParameter] string $url, mixed ...$settings): self
+    {
+        [$pool, $connection] = PoolOptions::split($settings, ['maxSize' => 4]);
+
+        return new self(ConnectionConfig::fromUrl($url, ...$connection), $pool);
     }
 }

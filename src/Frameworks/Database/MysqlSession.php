@@ -17,7 +17,7 @@ use Bobbin\Mysql\Result;
  * and take the current request's cancellation; a lost connection is handed back (the pool
  * discards it) and the next statement takes a fresh one.
  */
-final class MysqlSession
+final class MysqlSession implements SqlSession
 {
     private ?Connection $connection = null;
 
@@ -43,6 +43,11 @@ final class MysqlSession
     public function lastInsertId(): int|string
     {
         return $this->lastInsertId;
+    }
+
+    public function inTransaction(): bool
+    {
+        return $this->connection?->inTransaction() ?? false;
     }
 
     public function serverVersion(): string

@@ -19,7 +19,7 @@ use Bobbin\Postgres\Result;
  * current request's cancellation (RequestScope). A lost connection is handed back (the pool
  * discards it) and the next statement takes a fresh one.
  */
-final class Session
+final class Session implements SqlSession
 {
     private ?Connection $connection = null;
 

@@ -7,14 +7,19 @@ namespace Bobbin\Frameworks\Doctrine;
 use Bobbin\Frameworks\Database\Placeholders;
 use Bobbin\Frameworks\Database\Session;
 use Bobbin\Postgres\Exception\PostgresException;
-use Doctrine\DBAL\Driver\Connection as DriverConnection;
 use Doctrine\DBAL\Driver\Exception\NoIdentityValue;
 
-/** A DBAL driver connection over one pooled Bobbin session. */
-final class Connection implements DriverConnection
+/**
+ * A DBAL driver connection over one pooled Bobbin session: SqlConnection with PostgreSQL's
+ * placeholders ($1…), BEGIN and LASTVAL().
+ *
+ * @extends SqlConnection<Session>
+ */
+final class Connection extends SqlConnection
 {
-    public function __construct(private readonly Session $session)
+    public function __construct(Session $session)
     {
+        parent::__construct($session);
     }
 
     public function prepare(string $sql): Statement
@@ -22,31 +27,6 @@ final class Connection implements DriverConnection
         [$converted, $map] = Placeholders::convert($sql);
 
         return new Statement($this->session, $converted, $map);
-    }
-
-    public function query(string $sql): Result
-    {
-        try {
-            $result = $this->session->query($sql);
-
-            return new Result($result->rows, $result->affectedRows);
-        } catch (PostgresException $error) {
-            throw DriverException::from($error);
-        }
-    }
-
-    public function quote(string $value): string
-    {
-        return $this->session->quote($value);
-    }
-
-    public function exec(string $sql): int
-    {
-        try {
-            return $this->session->command($sql)->affectedRows;
-        } catch (PostgresException $error) {
-            throw DriverException::from($error);
-        }
     }
 
     public function lastInsertId(): int|string
@@ -61,33 +41,13 @@ final class Connection implements DriverConnection
         }
     }
 
-    public function beginTransaction(): void
+    protected function beginStatement(): string
     {
-        $this->exec('BEGIN');
+        return 'BEGIN';
     }
 
-    public function commit(): void
+    protected function driverException(\Throwable $error): ?DriverException
     {
-        $this->exec('COMMIT');
-    }
-
-    public function rollBack(): void
-    {
-        $this->exec('ROLLBACK');
-    }
-
-    public function getServerVersion(): string
-    {
-        try {
-            return $this->session->serverVersion();
-        } catch (PostgresException $error) {
-            throw DriverException::from($error);
-        }
-    }
-
-    /** The session (Bobbin has no native connection object a caller could use safely). */
-    public function getNativeConnection(): Session
-    {
-        return $this->session;
+        return $error instanceof PostgresException ? DriverException::from($error) : null;
     }
 }

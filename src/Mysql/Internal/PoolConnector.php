@@ -11,6 +11,7 @@ use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Mysql\Connection;
 use Bobbin\Mysql\ConnectionConfig;
 use Bobbin\Mysql\ConnectionState;
+use Bobbin\Pool\DelegatesToConnection;
 use Bobbin\Pool\TransactionAwareConnector;
 use Closure;
 
@@ -25,6 +26,8 @@ use Closure;
  */
 final class PoolConnector implements TransactionAwareConnector
 {
+    use DelegatesToConnection;
+
     /** Bound of the reset of a dirty session before it goes back to the pool. */
     private const RESET_TIMEOUT = 5.0;
 
@@ -41,11 +44,6 @@ final class PoolConnector implements TransactionAwareConnector
         $connection->setCanceller($this->canceller);
 
         return $connection;
-    }
-
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
     }
 
     public function ping(object $connection): bool
@@ -82,20 +80,5 @@ final class PoolConnector implements TransactionAwareConnector
         }
 
         return false;
-    }
-
-    public function close(object $connection): void
-    {
-        $connection->close();
-    }
-
-    public function openedAt(object $connection): float
-    {
-        return $connection->openedAt();
-    }
-
-    public function lastUsedAt(object $connection): float
-    {
-        return $connection->lastUsedAt();
     }
 }

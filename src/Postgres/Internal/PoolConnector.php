@@ -7,6 +7,7 @@ namespace Bobbin\Postgres\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\Future;
+use Bobbin\Pool\DelegatesToConnection;
 use Bobbin\Pool\TransactionAwareConnector;
 use Bobbin\Postgres\Connection;
 use Bobbin\Postgres\ConnectionConfig;
@@ -21,6 +22,8 @@ use Closure;
  */
 final class PoolConnector implements TransactionAwareConnector
 {
+    use DelegatesToConnection;
+
     /** @param Closure(int): void $canceller how a pooled session's abandoned statement is cancelled */
     public function __construct(
         private readonly ConnectionConfig $config,
@@ -34,11 +37,6 @@ final class PoolConnector implements TransactionAwareConnector
         $connection->setCanceller($this->canceller);
 
         return $connection;
-    }
-
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
     }
 
     public function ping(object $connection): bool
@@ -61,20 +59,5 @@ final class PoolConnector implements TransactionAwareConnector
         }
         // A session left inside a transaction (not through transaction()) cannot be trusted: closed.
         return $connection->isClosed() || $connection->inTransaction() ? false : null;
-    }
-
-    public function close(object $connection): void
-    {
-        $connection->close();
-    }
-
-    public function openedAt(object $connection): float
-    {
-        return $connection->openedAt();
-    }
-
-    public function lastUsedAt(object $connection): float
-    {
-        return $connection->lastUsedAt();
     }
 }

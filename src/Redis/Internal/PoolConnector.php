@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\Future;
 use Bobbin\Pool\Connector;
+use Bobbin\Pool\DelegatesToConnection;
 use Bobbin\Redis\Connection;
 use Bobbin\Redis\ConnectionConfig;
 
@@ -21,6 +22,8 @@ use Bobbin\Redis\ConnectionConfig;
  */
 final class PoolConnector implements Connector
 {
+    use DelegatesToConnection;
+
     private const DRAIN_TIMEOUT = 5.0;
 
     public function __construct(private readonly ConnectionConfig $config)
@@ -30,11 +33,6 @@ final class PoolConnector implements Connector
     public function open(?Cancellation $cancellation): object
     {
         return Connection::connect($this->config, $cancellation);
-    }
-
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
     }
 
     public function ping(object $connection): bool
@@ -54,20 +52,5 @@ final class PoolConnector implements Connector
         }
 
         return Async::run(static fn () => $connection->awaitIdle(self::DRAIN_TIMEOUT));
-    }
-
-    public function close(object $connection): void
-    {
-        $connection->close();
-    }
-
-    public function openedAt(object $connection): float
-    {
-        return $connection->openedAt();
-    }
-
-    public function lastUsedAt(object $connection): float
-    {
-        return $connection->lastUsedAt();
     }
 }

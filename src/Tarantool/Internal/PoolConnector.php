@@ -6,6 +6,7 @@ namespace Bobbin\Tarantool\Internal;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Pool\Connector;
+use Bobbin\Pool\DelegatesToConnection;
 use Bobbin\Tarantool\Connection;
 use Bobbin\Tarantool\ConnectionConfig;
 
@@ -19,6 +20,8 @@ use Bobbin\Tarantool\ConnectionConfig;
  */
 final class PoolConnector implements Connector
 {
+    use DelegatesToConnection;
+
     public function __construct(private readonly ConnectionConfig $config)
     {
     }
@@ -26,11 +29,6 @@ final class PoolConnector implements Connector
     public function open(?Cancellation $cancellation): object
     {
         return Connection::connect($this->config, $cancellation);
-    }
-
-    public function isAlive(object $connection): bool
-    {
-        return $connection->isAlive();
     }
 
     public function ping(object $connection): bool
@@ -44,20 +42,5 @@ final class PoolConnector implements Connector
     public function prepareForReuse(object $connection): false|null
     {
         return $connection->isClosed() || !$connection->isAlive() ? false : null;
-    }
-
-    public function close(object $connection): void
-    {
-        $connection->close();
-    }
-
-    public function openedAt(object $connection): float
-    {
-        return $connection->openedAt();
-    }
-
-    public function lastUsedAt(object $connection): float
-    {
-        return $connection->lastUsedAt();
     }
 }

@@ -4,14 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Frameworks\Laravel\Database;
 
-use Bobbin\Frameworks\Database\Placeholders;
-use Bobbin\Frameworks\Database\Session;
-use Bobbin\Postgres\Exception\PostgresException;
+use Bobbin\Frameworks\Database\SqlSession;
 
 /**
- * The PDO object Laravel's PostgresConnection talks to, over a pooled Bobbin session: Laravel's
- * query builder, Eloquent, transactions and its error handling run unchanged, and every
- * statement waits without blocking the worker (and takes the request's cancellation).
+ * The PDO object Laravel's connection talks to, over a pooled Bobbin session: Laravel's query
+ * builder, Eloquent, transactions and its error handling run unchanged, and every statement
+ * waits without blocking the worker (and takes the request's cancellation). What the database's
+ * PDO driver would do differently is the PdoDialect (PostgresPdoDialect by default).
  *
  * Only what Laravel's connection calls is implemented (prepare, exec, transactions,
  * lastInsertId, quote, the server version); PDO's own constructor is never run, so any other
@@ -20,30 +19,32 @@ use Bobbin\Postgres\Exception\PostgresException;
 final class BobbinPdo extends \PDO
 {
     /** No parent constructor: there is no native PDO connection behind this one. */
-    public function __construct(private readonly Session $session)
-    {
+    public function __construct(
+        private readonly SqlSession $session,
+        private readonly PdoDialect $dialect = new PostgresPdoDialect(),
+    ) {
     }
 
     /** @param array<mixed> $options */
     public function prepare(string $query, array $options = []): BobbinPdoStatement
     {
-        [$sql, $map] = Placeholders::convert($query);
+        [$sql, $map] = $this->dialect->prepare($query);
 
-        return new BobbinPdoStatement($this->session, $sql, $map);
+        return new BobbinPdoStatement($this->session, $this->dialect, $sql, $map);
     }
 
     public function exec(string $statement): int
     {
         try {
             return $this->session->command($statement)->affectedRows;
-        } catch (PostgresException $error) {
-            throw QueryFailedException::from($error);
+        } catch (\Throwable $error) {
+            throw $this->dialect->queryFailed($error) ?? $error;
         }
     }
 
     public function beginTransaction(): bool
     {
-        $this->exec('BEGIN');
+        $this->exec($this->dialect->beginStatement());
 
         return true;
     }
@@ -70,14 +71,10 @@ final class BobbinPdo extends \PDO
     public function lastInsertId(?string $name = null): string
     {
         try {
-            $result = $name === null
-                ? $this->session->query('SELECT LASTVAL() AS id')
-                : $this->session->query('SELECT CURRVAL($1) AS id', [$name]);
-        } catch (PostgresException $error) {
-            throw QueryFailedException::from($error);
+            return $this->dialect->lastInsertId($this->session, $name);
+        } catch (\Throwable $error) {
+            throw $this->dialect->queryFailed($error) ?? $error;
         }
-
-        return (string) $result->rows[0]['id'];
     }
 
     public function quote(string $string, int $type = \PDO::PARAM_STR): string
@@ -88,7 +85,7 @@ final class BobbinPdo extends \PDO
     public function getAttribute(int $attribute): mixed
     {
         return match ($attribute) {
-            \PDO::ATTR_DRIVER_NAME => 'pgsql',
+            \PDO::ATTR_DRIVER_NAME => $this->dialect->driverName(),
             \PDO::ATTR_SERVER_VERSION => $this->session->serverVersion(),
             \PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION,
             default => null,

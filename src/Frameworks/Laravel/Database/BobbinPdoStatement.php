@@ -4,8 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Frameworks\Laravel\Database;
 
-use Bobbin\Frameworks\Database\Session;
-use Bobbin\Postgres\Exception\PostgresException;
+use Bobbin\Frameworks\Database\SqlSession;
 
 /**
  * A prepared statement as Laravel's connection uses one: bindValue(), execute(), then fetch,
@@ -26,7 +25,8 @@ final class BobbinPdoStatement extends \PDOStatement
      * @param array<int|string, int> $map placeholder => $number
      */
     public function __construct(
-        private readonly Session $session,
+        private readonly SqlSession $session,
+        private readonly PdoDialect $dialect,
         private readonly string $sql,
         private readonly array $map,
     ) {
@@ -36,13 +36,7 @@ final class BobbinPdoStatement extends \PDOStatement
     {
         $key = \is_string($param) ? \ltrim($param, ':') : $param;
         $number = $this->map[$key] ?? throw new \InvalidArgumentException(\sprintf('The statement has no parameter %s', $param));
-        $this->values[$number] = match (true) {
-            $value === null => null,
-            $type === \PDO::PARAM_LOB => Session::binary($value),
-            $type === \PDO::PARAM_BOOL => (bool) $value,
-            $type === \PDO::PARAM_INT && !\is_int($value) => (int) $value,
-            default => $value,
-        };
+        $this->values[$number] = $value === null ? null : $this->dialect->bindable($value, $type);
 
         return true;
     }
@@ -61,8 +55,8 @@ final class BobbinPdoStatement extends \PDOStatement
         }
         try {
             $result = $this->session->query($this->sql, $values);
-        } catch (PostgresException $error) {
-            throw QueryFailedException::from($error);
+        } catch (\Throwable $error) {
+            throw $this->dialect->queryFailed($error) ?? $error;
         }
         $this->rows = $result->rows;
         $this->position = 0;
