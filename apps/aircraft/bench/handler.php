@@ -36,6 +36,7 @@ use Bobbin\Apps\Aircraft\Http\AircraftApplication;
 use Bobbin\Apps\Aircraft\Http\JsonResponses;
 use Bobbin\Apps\Aircraft\Http\Routes;
 use Bobbin\Apps\Aircraft\Http\AircraftController;
+use Bobbin\Apps\Aircraft\Http\ChartController;
 use Bobbin\Apps\Aircraft\Http\ProbeController;
 use Bobbin\Async\Cancellation;
 use Bobbin\Http\Message\MessageFactory;
@@ -130,7 +131,7 @@ $boot = static fn (): AircraftApplication => AircraftServices::container(static 
 $application = $boot();
 $container = AircraftServices::container(static fn (): Executor => new StubDatabase($row), new NullLogger());
 $responses = $container->get(JsonResponses::class);
-$router = Routes::dispatcher($container->get(AircraftController::class), $container->get(ProbeController::class));
+$router = Routes::dispatcher($container->get(AircraftController::class), $container->get(ProbeController::class), $container->get(ChartController::class));
 $decoded = (array) \json_decode($json, false, 8, \JSON_THROW_ON_ERROR);
 
 // Check once that the stubbed cycle answers as the contract says, so the figures are for working code.
