@@ -48,6 +48,9 @@ final class Connection
 {
     use OwnsResources;
 
+    /** Subjects whose PUB prefix is kept; past this many the table starts afresh (subjects made per message do not grow it without end). */
+    private const PUBLISH_PREFIXES = 1024;
+
     private readonly Link $link;
     private readonly WriteBatcher $writer;
     private readonly SubscriptionTable $subscriptions;
@@ -56,6 +59,8 @@ final class Connection
     private int $outMessages = 0;
     private int $outBytes = 0;
     private ?JetStream $jetStream = null;
+    /** @var array<string, string> "PUB subject " by subject, for subjects already checked */
+    private array $publishPrefixes = [];
 
     private function __construct(public readonly ConnectionConfig $config, Handshake $handshake)
     {
@@ -98,8 +103,18 @@ final class Connection
      */
     public function publish(string $subject, string $payload = '', ?Headers $headers = null, ?string $replyTo = null, ?Cancellation $cancellation = null): void
     {
-        $this->checkSize($subject, $payload, $headers);
-        $this->send(Commands::publish($subject, $payload, $replyTo, $headers), null, $cancellation);
+        if ($headers === null && $replyTo === null) {
+            // The common case in one string build: the subject checked once, its "PUB subject " kept.
+            $size = \strlen($payload);
+            if ($size > $this->link->maxPayload) {
+                $this->checkSize($subject, $payload, null);
+            }
+            $command = ($this->publishPrefixes[$subject] ?? $this->publishPrefix($subject)) . $size . "\r\n" . $payload . "\r\n";
+        } else {
+            $this->checkSize($subject, $payload, $headers);
+            $command = Commands::publish($subject, $payload, $replyTo, $headers);
+        }
+        $this->send($command, null, $cancellation);
         $this->outMessages++;
     }
 
@@ -260,15 +275,27 @@ final class Connection
     /** @throws ConnectionLostException|ConnectionClosedException|CancelledException */
     private function send(string $command, ?int $token, ?Cancellation $cancellation): void
     {
-        $this->assertOpen();
-        if ($this->link->state === ConnectionState::Reconnecting && $this->writer->queue->pendingBytes() + \strlen($command) > $this->config->reconnectBufferBytes) {
-            throw new ConnectionLostException(\sprintf('The connection to NATS (%s) is down and its reconnect buffer of %d bytes is full: nothing was sent', $this->config->describe(), $this->config->reconnectBufferBytes));
-        }
-        if ($this->writer->isFull()) {
+        if ($this->link->state !== ConnectionState::Connected) {
+            $this->assertOpen();
+            if ($this->writer->queue->pendingBytes() + \strlen($command) > $this->config->reconnectBufferBytes) {
+                throw new ConnectionLostException(\sprintf('The connection to NATS (%s) is down and its reconnect buffer of %d bytes is full: nothing was sent', $this->config->describe(), $this->config->reconnectBufferBytes));
+            }
+        } elseif ($this->writer->isFull()) {
             $this->writer->awaitRoom($cancellation);
         }
-        $this->writer->add($command, $token);
+        $this->writer->publish($command, $token);
         $this->outBytes += \strlen($command);
+    }
+
+    /** "PUB subject " for a subject checked now; kept for the next publishes to it (a bounded number of subjects). */
+    private function publishPrefix(string $subject): string
+    {
+        Commands::checkSubject($subject, false);
+        if (\count($this->publishPrefixes) >= self::PUBLISH_PREFIXES) {
+            $this->publishPrefixes = [];
+        }
+
+        return $this->publishPrefixes[$subject] = 'PUB ' . $subject . ' ';
     }
 
     private function unsubscribe(Subscription $subscription, ?int $max): void
@@ -321,10 +348,7 @@ final class Connection
     /** @throws PayloadTooLargeException */
     private function checkSize(string $subject, string $payload, ?Headers $headers): void
     {
-        $limit = $this->link->info['max_payload'] ?? null;
-        if (!\is_int($limit)) {
-            return;
-        }
+        $limit = $this->link->maxPayload;
         $size = \strlen($payload) + ($headers === null ? 0 : \strlen($headers->encode()));
         if ($size > $limit) {
             throw new PayloadTooLargeException(\sprintf('A message of %d bytes to %s is over the server\'s max_payload of %d: nothing was sent', $size, $subject, $limit));

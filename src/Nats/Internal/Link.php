@@ -36,6 +36,8 @@ final class Link
     private ProtocolParser $parser;
     /** @var array<string, mixed> the server's INFO */
     public array $info;
+    /** INFO's max_payload (PHP_INT_MAX when the server names none). */
+    public int $maxPayload = \PHP_INT_MAX;
     /** @var list<DeferredFuture<null>> callers waiting for a reconnect to finish */
     private array $reconnectWaiters = [];
     private readonly CancellationSource $closing;
@@ -58,7 +60,7 @@ final class Link
     ) {
         $this->socket = $handshake->socket;
         $this->parser = $handshake->parser;
-        $this->info = $handshake->info;
+        $this->setInfo($handshake->info);
         $this->closing = new CancellationSource();
         $this->errorHandler = static function (NatsException $error): void {
         };
@@ -168,7 +170,7 @@ final class Link
                 $this->pongs->pong();
                 break;
             case FrameKind::Info:
-                $this->info = $frame->info + $this->info;
+                $this->setInfo($frame->info + $this->info);
                 break;
             case FrameKind::Err:
                 // A fatal one (a stale connection, a slow consumer, an auth timeout) is followed by the server closing the socket.
@@ -207,7 +209,7 @@ final class Link
         }
         $this->socket = $handshake->socket;
         $this->parser = $handshake->parser;
-        $this->info = $handshake->info;
+        $this->setInfo($handshake->info);
         $this->state = ConnectionState::Connected;
         $this->reconnects++;
         // Before anything else queued: the inbox and every subscription again.
@@ -221,6 +223,13 @@ final class Link
             $waiter->complete();
         }
         $this->writer->attach($this->socket);
+    }
+
+    /** @param array<string, mixed> $info */
+    private function setInfo(array $info): void
+    {
+        $this->info = $info;
+        $this->maxPayload = \is_int($info['max_payload'] ?? null) ? $info['max_payload'] : \PHP_INT_MAX;
     }
 
     /** The keep-alive timer: a PING, or, when too many went unanswered, the end of this socket. */

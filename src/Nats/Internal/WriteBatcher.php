@@ -21,6 +21,13 @@ use Closure;
  */
 final class WriteBatcher
 {
+    /**
+     * Once this much is queued, it is written at once instead of at the end of the tick: a burst
+     * of publishes reaches the server while the rest is being built (as the C client flushes its
+     * 32 KB buffer when full), in writes this large.
+     */
+    private const EARLY_WRITE = 65_536;
+
     public readonly OutboundQueue $queue;
     /** The socket of the connection while it is up; null while it is down or closed. */
     private ?Socket $socket = null;
@@ -53,6 +60,22 @@ final class WriteBatcher
     {
         $this->queue->add($bytes, $token);
         $this->schedule();
+    }
+
+    /** A PUB or HPUB command: at the end of the tick, or now when enough is queued. */
+    public function publish(string $command, ?int $token = null): void
+    {
+        $queue = $this->queue;
+        $queue->add($command, $token);
+        if ($this->writerActive || $this->socket === null) {
+            return;
+        }
+        if ($queue->queuedBytes >= self::EARLY_WRITE) {
+            $this->write($this->socket);
+        } elseif (!$this->scheduled) {
+            $this->scheduled = true;
+            Async::defer($this->flushCallback);
+        }
     }
 
     public function schedule(): void
@@ -103,14 +126,18 @@ final class WriteBatcher
         }
     }
 
-    /** At the end of the tick: one write of everything queued; a writer fiber for what the kernel did not take. */
+    /** At the end of the tick: one write of everything queued. */
     private function flushNow(): void
     {
         $this->scheduled = false;
-        $socket = $this->socket;
-        if ($this->writerActive || $socket === null) {
-            return;
+        if (!$this->writerActive && $this->socket !== null) {
+            $this->write($this->socket);
         }
+    }
+
+    /** What the kernel takes now; a writer fiber for the rest. */
+    private function write(Socket $socket): void
+    {
         try {
             $this->queue->writeTo($socket);
         } catch (NatsException) {
