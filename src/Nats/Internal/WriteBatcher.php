@@ -33,6 +33,11 @@ final class WriteBatcher
     private ?Socket $socket = null;
     private bool $scheduled = false;
     private bool $writerActive = false;
+    /**
+     * Queued bytes past which a publish writes at once, also while the writer fiber waits: the
+     * queue then follows what the server reads, instead of growing while a burst is built.
+     */
+    private int $earlyWriteAt = self::EARLY_WRITE;
     /** @var list<DeferredFuture<null>> publishers waiting for the queue to drain */
     private array $drainWaiters = [];
     private readonly Closure $flushCallback;
@@ -67,12 +72,11 @@ final class WriteBatcher
     {
         $queue = $this->queue;
         $queue->add($command, $token);
-        if ($this->writerActive || $this->socket === null) {
-            return;
-        }
-        if ($queue->queuedBytes >= self::EARLY_WRITE) {
-            $this->write($this->socket);
-        } elseif (!$this->scheduled) {
+        if ($queue->queuedBytes >= $this->earlyWriteAt) {
+            if ($this->socket !== null) {
+                $this->write($this->socket);
+            }
+        } elseif (!$this->scheduled && !$this->writerActive && $this->socket !== null) {
             $this->scheduled = true;
             Async::defer($this->flushCallback);
         }
@@ -144,10 +148,16 @@ final class WriteBatcher
             $socket->close(); // the reader notices and reconnects
 
             return;
+        } finally {
+            // The next early write once as much again is queued (one system call per EARLY_WRITE bytes at most).
+            $this->earlyWriteAt = $this->queue->queuedBytes + self::EARLY_WRITE;
         }
         if ($this->queue->isEmpty()) {
             $this->wakeDrainWaiters();
 
+            return;
+        }
+        if ($this->writerActive) {
             return;
         }
         $this->writerActive = true;
@@ -161,6 +171,7 @@ final class WriteBatcher
                 $socket->close();
             } finally {
                 $this->writerActive = false;
+                $this->earlyWriteAt = $this->queue->queuedBytes + self::EARLY_WRITE;
                 $this->wakeDrainWaiters();
                 $this->schedule();
             }
