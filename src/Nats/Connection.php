@@ -95,8 +95,9 @@ final class Connection
     }
 
     /**
-     * Sends a message; returns once it is queued (it goes out at the end of this loop tick). Waits
-     * only when more than ConnectionConfig::$maxPendingBytes are queued for the socket.
+     * Sends a message; returns once it is queued (it goes out at the end of this loop tick, or at
+     * once when 64 KB are queued). Waits only when more than ConnectionConfig::$maxPendingBytes
+     * are queued for the socket.
      *
      * @throws ConnectionLostException when reconnecting and the reconnect buffer is full
      * @throws PayloadTooLargeException|ConnectionClosedException|\InvalidArgumentException
