@@ -91,7 +91,7 @@ final class Connection
      */
     public function onError(Closure $handler): void
     {
-        $this->link->errorHandler = $handler;
+        $this->link->onError($handler);
     }
 
     /**

@@ -44,8 +44,8 @@ final class Link
     private ?Timer $keepAlive = null;
     public ?NatsException $closedBecause = null;
     private ?string $staleReason = null;
-    /** @var Closure(NatsException): void errors no caller waits for */
-    public Closure $errorHandler;
+    /** @var Closure(NatsException): void errors no caller waits for (onError()) */
+    private Closure $errorHandler;
     public int $inMessages = 0;
     public int $inBytes = 0;
     public int $reconnects = 0;
@@ -69,6 +69,13 @@ final class Link
         if ($config->pingInterval > 0) {
             $this->keepAlive = Timer::every($config->pingInterval, $this->ping(...))->unreference();
         }
+    }
+
+    /** @param Closure(NatsException): void $handler */
+    public function onError(Closure $handler): void
+    {
+        $this->errorHandler = $handler;
+        $this->subscriptions->onError($handler);
     }
 
     /** @throws ConnectionLostException|CancelledException */
@@ -154,7 +161,7 @@ final class Link
                 if ($frame->sid === $this->replies->sid) {
                     $this->replies->route($frame);
                 } else {
-                    $this->subscriptions->deliver($frame, $this->errorHandler);
+                    $this->subscriptions->deliver($frame);
                 }
             }
         }

@@ -25,6 +25,14 @@ final class SubscriptionTable
     private int $lastSid = 0;
     /** @var array<int, true> sids of subscriptions being drained (UNSUB sent, PONG awaited) */
     private array $draining = [];
+    /** @var Closure(NatsException): void */
+    private Closure $onError;
+
+    public function __construct()
+    {
+        $this->onError = static function (NatsException $error): void {
+        };
+    }
 
     /** A sid for a new subscription (the inbox subscription takes one too). */
     public function newSid(): int
@@ -53,15 +61,21 @@ final class SubscriptionTable
         $this->draining[$sid] = true;
     }
 
-    /** @param Closure(NatsException): void $onError told when a subscription starts dropping messages */
-    public function deliver(Message $message, Closure $onError): void
+    /** @param Closure(NatsException): void $handler told when a subscription starts dropping messages */
+    public function onError(Closure $handler): void
+    {
+        $this->onError = $handler;
+    }
+
+    /** Hands a message to its subscription (no callback parameter: each object-typed parameter costs every message a type check). */
+    public function deliver(Message $message): void
     {
         $subscription = $this->bySid[$message->sid] ?? null;
         if ($subscription === null) {
             return; // delivered before the server saw our UNSUB
         }
         if (!$subscription->deliver($message) && $subscription->startedDropping()) {
-            $onError(new SlowConsumerException(\sprintf(
+            ($this->onError)(new SlowConsumerException(\sprintf(
                 'The subscription to %s cannot keep up: it holds %d unread messages and drops new ones',
                 $subscription->subject,
                 $subscription->pending(),
