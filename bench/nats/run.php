@@ -6,10 +6,16 @@ declare(strict_types=1);
  * bench/nats/run.php — the NATS client and the jobs' NATS transport (issue 26), against the
  * checkout's nats-server (scripts/nats):
  *
- *   1. publish: COUNT messages of 16 and of 128 bytes, then a flush (PING/PONG): messages/s and
- *      client CPU per message, this client vs the NATS C client (Debian's libnats-dev, built
- *      from bench/nats/pub.c into var/bench-nats/). No subscriber: the server's intake is the
- *      ceiling both share. Debian's nats-server ships no `nats bench` (nor the nats CLI).
+ *   1. publish: COUNT messages of each --sizes (16 B and 1 KB), then a flush (PING/PONG):
+ *      messages/s and client CPU per message, this client vs the NATS C client (Debian's
+ *      libnats-dev, built from bench/nats/pub.c into var/bench-nats/). No subscriber: the
+ *      server's intake is the ceiling both share. Debian's nats-server ships no `nats bench`
+ *      (nor the nats CLI).
+ *   1b. deliver: a subscriber receives COUNT messages (fewer for large payloads: what the server
+ *      may hold for a lagging subscriber stays under its 64 MB max_pending) that the C publisher
+ *      sends as fast as it can: this client's Subscription::next() vs the C client's
+ *      natsSubscription_NextMsg() (bench/nats/sub.c), messages/s and client CPU per message from
+ *      the first message to the last.
  *   2. roundtrip: an empty task submitted and awaited one at a time (µs per task, p50/p99),
  *      over NATS to a `bin/bobbin jobs-worker` and to the local pool (a JobMaster of this
  *      process), both with --job-workers job workers.
@@ -18,11 +24,13 @@ declare(strict_types=1);
  *      and callers beyond offer their task again): tasks/s.
  *
  * Every measure alternates the two sides over --rounds rounds of the same run; medians shown,
- * with the ratio. Relaunches itself once with opcache and the tracing JIT, as `bin/bobbin serve`
- * runs PHP. Prints Markdown. Run it under the machine's benchmark lock:
+ * with the median of the per-round ratios (each round's two sides ran back to back).
+ * Relaunches itself once with opcache and the tracing JIT, as `bin/bobbin serve` runs PHP.
+ * --url=nats://… uses that server instead of starting the checkout's. Prints Markdown. Run it under the machine's benchmark lock:
  *
  *   flock /tmp/bobbin-bench.lock php bench/nats/run.php [--rounds=5] [--messages=200000]
- *       [--tasks=5000] [--sequential=1000] [--job-workers=2] [--only=publish,roundtrip,throughput]
+ *       [--tasks=5000] [--sequential=1000] [--job-workers=2] [--sizes=16,1024] [--url=URL]
+ *       [--only=publish,deliver,roundtrip,throughput]
  */
 
 use Bobbin\Async\Async;
@@ -48,16 +56,18 @@ if (\getenv('BOBBIN_BENCH_RELAUNCHED') === false && \function_exists('pcntl_exec
     \pcntl_exec(\PHP_BINARY, [...$settings, __FILE__, ...\array_slice($argv, 1)], [...\getenv(), 'BOBBIN_BENCH_RELAUNCHED' => '1']);
 }
 
-$options = \getopt('', ['rounds::', 'messages::', 'tasks::', 'sequential::', 'job-workers::', 'only::']);
+$options = \getopt('', ['rounds::', 'messages::', 'tasks::', 'sequential::', 'job-workers::', 'only::', 'sizes::', 'url::']);
 $rounds = \max(1, (int) ($options['rounds'] ?? 5));
 $messages = \max(1000, (int) ($options['messages'] ?? 200_000));
 $tasks = \max(100, (int) ($options['tasks'] ?? 5000));
 $sequential = \max(100, (int) ($options['sequential'] ?? 1000));
 $jobWorkers = \max(1, (int) ($options['job-workers'] ?? 2));
-$only = \explode(',', (string) ($options['only'] ?? 'publish,roundtrip,throughput'));
+$only = \explode(',', (string) ($options['only'] ?? 'publish,deliver,roundtrip,throughput'));
+$sizes = \array_map('intval', \explode(',', (string) ($options['sizes'] ?? '16,1024')));
 $root = \dirname(__DIR__, 2);
 $script = \escapeshellarg("$root/scripts/nats");
-$url = \trim((string) \shell_exec("$script start >/dev/null 2>&1; $script url"));
+// --url: another checkout's server (an A/B of two checkouts against one server).
+$url = isset($options['url']) ? (string) $options['url'] : \trim((string) \shell_exec("$script start >/dev/null 2>&1; $script url"));
 if (!\str_starts_with($url, 'nats://')) {
     \fwrite(\STDERR, "scripts/nats start failed\n");
     exit(1);
@@ -86,14 +96,42 @@ $pool = JobPoolConfig::create($jobWorkers, $bootstrap);
 $master = \array_intersect(['roundtrip', 'throughput'], $only) === [] ? null
     : JobMaster::start($pool, new StderrLogger(\Psr\Log\LogLevel::WARNING, \STDERR));
 
-if (\in_array('publish', $only, true)) {
-    $binary = "$root/var/bench-nats/pub";
+$cBuilt = static function (string $name) use ($root): bool {
+    $binary = "$root/var/bench-nats/$name";
     @\mkdir(\dirname($binary), 0777, true);
-    $built = \is_file('/usr/include/nats/nats.h')
-        && (\is_file($binary) && \filemtime($binary) >= \filemtime(__DIR__ . '/pub.c')
-            || \exec(\sprintf('gcc -O2 -o %s %s -lnats 2>&1', \escapeshellarg($binary), \escapeshellarg(__DIR__ . '/pub.c')), $out, $code) !== false && $code === 0);
+
+    return \is_file('/usr/include/nats/nats.h')
+        && (\is_file($binary) && \filemtime($binary) >= \filemtime(__DIR__ . "/$name.c")
+            || \exec(\sprintf('gcc -O2 -o %s %s -lnats 2>&1', \escapeshellarg($binary), \escapeshellarg(__DIR__ . "/$name.c")), $out, $code) !== false && $code === 0);
+};
+$ratioRows = static function (string $what, array $ours, array $c, int $count) use ($median): array {
+    // Per round: our rate over the C client's of the same round, and our CPU over its CPU; medians of those.
+    $rates = $cpus = [];
+    foreach ($ours as $round => [$seconds, $cpuSeconds]) {
+        $rates[] = $c[$round][0] / $seconds;
+        $cpus[] = $cpuSeconds / $c[$round][1];
+    }
+    $rate = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $count / $r[0], $runs));
+    $cpuPer = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $r[1] / $count * 1e9, $runs));
+
+    return [
+        ["$what: Bobbin\\Nats", \sprintf('%s msg/s', \number_format($rate($ours))), \sprintf('%.0f ns CPU/msg', $cpuPer($ours))],
+        ["$what: NATS C client (libnats)", \sprintf('%s msg/s', \number_format($rate($c))), \sprintf('%.0f ns CPU/msg', $cpuPer($c))],
+        ["$what: Bobbin\\Nats / C client, median of per-round ratios", \sprintf('%.2fx the rate', $median($rates)), \sprintf('%.2fx the CPU', $median($cpus))],
+    ];
+};
+$pubBinary = "$root/var/bench-nats/pub";
+$subBinary = "$root/var/bench-nats/sub";
+$runC = static function (string $binary, string ...$args): array {
+    $line = \trim((string) \shell_exec(\escapeshellarg($binary) . ' ' . \implode(' ', \array_map('escapeshellarg', $args))));
+
+    return \array_map('floatval', \explode(' ', $line . ' 0'));
+};
+
+if (\in_array('publish', $only, true)) {
+    $built = $cBuilt('pub');
     $connection = Connection::connect(ConnectionConfig::fromUrl($url));
-    foreach ([16, 128] as $size) {
+    foreach ($sizes as $size) {
         $payload = \str_repeat('x', $size);
         $ours = static function () use ($connection, $payload, $messages, $cpu): array {
             $started = \microtime(true);
@@ -105,30 +143,73 @@ if (\in_array('publish', $only, true)) {
 
             return [\microtime(true) - $started, $cpu() - $cpuStarted];
         };
-        $c = static function () use ($binary, $url, $messages, $size): array {
-            $line = \trim((string) \shell_exec(\sprintf('%s %s bench.pub %d %d', \escapeshellarg($binary), \escapeshellarg($url), $messages, $size)));
-
-            return \array_map('floatval', \explode(' ', $line . ' 0'));
-        };
         $ours(); // warm-up: JIT traces compiled
         $samples = ['ours' => [], 'c' => []];
         for ($round = 0; $round < $rounds; $round++) {
             $samples['ours'][] = $ours();
             if ($built) {
-                $samples['c'][] = $c();
+                $samples['c'][] = $runC($pubBinary, $url, 'bench.pub', (string) $messages, (string) $size);
             }
         }
-        $rate = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $messages / $r[0], $runs));
-        $cpuPer = static fn (array $runs): float => $median(\array_map(static fn (array $r): float => $r[1] / $messages * 1e9, $runs));
-        $rows[] = [\sprintf('publish %d B, %s messages + flush: Bobbin\\Nats', $size, \number_format($messages)), \sprintf('%s msg/s', \number_format($rate($samples['ours']))), \sprintf('%.0f ns CPU/msg', $cpuPer($samples['ours']))];
+        $what = \sprintf('publish %s B, %s messages + flush', \number_format($size), \number_format($messages));
         if ($built) {
-            $rows[] = [\sprintf('publish %d B: NATS C client (libnats)', $size), \sprintf('%s msg/s', \number_format($rate($samples['c']))), \sprintf('%.0f ns CPU/msg', $cpuPer($samples['c']))];
-            $rows[] = [\sprintf('publish %d B: Bobbin\\Nats / C client', $size), \sprintf('%.2fx the rate', $rate($samples['ours']) / $rate($samples['c'])), \sprintf('%.1fx the CPU', $cpuPer($samples['ours']) / $cpuPer($samples['c']))];
+            \array_push($rows, ...$ratioRows($what, $samples['ours'], $samples['c'], $messages));
         } else {
-            $rows[] = [\sprintf('publish %d B: NATS C client', $size), 'not measured: libnats-dev or gcc missing', ''];
+            $rows[] = ["$what: NATS C client", 'not measured: libnats-dev or gcc missing', ''];
         }
     }
     $connection->close();
+}
+
+if (\in_array('deliver', $only, true)) {
+    // A subscriber receives COUNT messages that the C publisher sends as fast as it can; timed
+    // from the first message to the last, on the subscriber's side. The count keeps what the
+    // server may have to hold for a subscriber that lags under its 64 MB max_pending.
+    if (!$cBuilt('pub') || !$cBuilt('sub')) {
+        $rows[] = ['deliver: NATS C client', 'not measured: libnats-dev or gcc missing', ''];
+    } else {
+        $connection = Connection::connect(ConnectionConfig::fromUrl($url));
+        foreach ($sizes as $size) {
+            $count = \min($messages, \intdiv(24 * 1024 * 1024, $size + 48));
+            $ours = static function () use ($connection, $pubBinary, $url, $count, $size, $cpu): array {
+                $subject = 'bench.sub.' . \bin2hex(\random_bytes(4));
+                $subscription = $connection->subscribe($subject);
+                $connection->flush(10.0);
+                $publisher = \proc_open([$pubBinary, $url, $subject, (string) $count, (string) $size], [1 => ['file', '/dev/null', 'w']], $pipes);
+                $subscription->next(30.0);
+                $started = \microtime(true);
+                $cpuStarted = $cpu();
+                for ($i = 1; $i < $count; $i++) {
+                    $subscription->next(30.0);
+                }
+                $result = [\microtime(true) - $started, $cpu() - $cpuStarted];
+                \assert(\is_resource($publisher));
+                \proc_close($publisher);
+                $subscription->unsubscribe();
+
+                return $result;
+            };
+            $c = static function () use ($pubBinary, $subBinary, $url, $count, $size): array {
+                $subject = 'bench.sub.' . \bin2hex(\random_bytes(4));
+                $subscriber = \proc_open([$subBinary, $url, $subject, (string) $count], [1 => ['pipe', 'w']], $pipes);
+                \assert(\is_resource($subscriber));
+                \fgets($pipes[1]); // "ready": subscribed
+                \shell_exec(\sprintf('%s %s %s %d %d', \escapeshellarg($pubBinary), \escapeshellarg($url), $subject, $count, $size));
+                $line = \trim((string) \stream_get_contents($pipes[1]));
+                \proc_close($subscriber);
+
+                return \array_map('floatval', \explode(' ', $line . ' 0'));
+            };
+            $ours(); // warm-up: JIT traces compiled
+            $samples = ['ours' => [], 'c' => []];
+            for ($round = 0; $round < $rounds; $round++) {
+                $samples['ours'][] = $ours();
+                $samples['c'][] = $c();
+            }
+            \array_push($rows, ...$ratioRows(\sprintf('deliver %s B, %s messages from the C publisher', \number_format($size), \number_format($count)), $samples['ours'], $samples['c'], $count));
+        }
+        $connection->close();
+    }
 }
 
 if ($master !== null) {

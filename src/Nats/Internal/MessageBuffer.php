@@ -179,6 +179,8 @@ final class MessageBuffer
         unset($this->messages[$this->head++]);
         $this->bytes -= \strlen($message->payload);
         if ($this->head === $this->tail) {
+            // A fresh array: writing index 0 again into the emptied one would turn it from a packed list into a hash.
+            $this->messages = [];
             $this->head = $this->tail = 0;
         }
 

@@ -7,20 +7,27 @@ namespace Bobbin\Nats\Internal;
 use Bobbin\Nats\Exception\ConnectionLostException;
 
 /**
- * Commands waiting for the socket. Everything queued in one loop tick goes out in one write;
- * what the kernel does not take stays for the writer. Requests are tracked by token so that a
- * disconnect fails exactly those whose bytes may have reached the server, and keeps those still
- * queued for after the reconnect.
+ * Commands waiting for the socket, in order. They are joined once when handed to the socket (a
+ * string grown by appends would be copied again on many of its reallocations) and written in
+ * slices of at most MAX_WRITE, so each byte is copied a bounded number of times on its way out
+ * however much is queued and however little the kernel takes per write. Requests are tracked by token so that a disconnect fails
+ * exactly those whose bytes may have reached the server, and keeps those still queued for after
+ * the reconnect.
  *
  * @internal
  */
 final class OutboundQueue
 {
-    /** @var list<string> */
+    /** At most this much per write: a write the kernel takes in part costs a copy of at most this much. */
+    private const MAX_WRITE = 1_048_576;
+
+    /** @var list<string> commands not handed to the socket yet */
     private array $queued = [];
-    private int $queuedBytes = 0;
-    /** Bytes handed to the socket in part: a batch being written. */
+    /** Bytes in $queued. */
+    public int $queuedBytes = 0;
+    /** Bytes handed to the socket in part: a batch being written, from $offset on. */
     private string $unwritten = '';
+    private int $offset = 0;
     /** @var array<int, string> PUBs of requests still in $queued, by token */
     private array $unsent = [];
 
@@ -42,12 +49,12 @@ final class OutboundQueue
 
     public function isEmpty(): bool
     {
-        return $this->unwritten === '' && $this->queued === [];
+        return $this->queuedBytes === 0 && $this->unwritten === '';
     }
 
     public function pendingBytes(): int
     {
-        return \strlen($this->unwritten) + $this->queuedBytes;
+        return $this->queuedBytes + \strlen($this->unwritten) - $this->offset;
     }
 
     public function isUnsent(int $token): bool
@@ -74,26 +81,34 @@ final class OutboundQueue
     }
 
     /**
-     * Writes what the socket takes now; true when nothing is left.
+     * Writes what the socket takes now.
      *
      * @return int bytes written
      * @throws ConnectionLostException
      */
     public function writeTo(Socket $socket): int
     {
-        if ($this->queued !== []) {
-            $this->unwritten .= \count($this->queued) === 1 ? $this->queued[0] : \implode('', $this->queued);
-            $this->queued = [];
-            $this->queuedBytes = 0;
-            $this->unsent = [];
-        }
-        if ($this->unwritten === '') {
-            return 0;
-        }
-        $written = $socket->write($this->unwritten);
-        $this->unwritten = $written === \strlen($this->unwritten) ? '' : \substr($this->unwritten, $written);
+        $total = 0;
+        while (true) {
+            $left = \strlen($this->unwritten) - $this->offset;
+            if ($left === 0) {
+                if ($this->queuedBytes === 0) {
+                    $this->unwritten = '';
+                    $this->offset = 0;
 
-        return $written;
+                    return $total;
+                }
+                $this->takeQueued();
+                $left = \strlen($this->unwritten);
+            }
+            $chunk = $this->offset === 0 && $left <= self::MAX_WRITE ? $this->unwritten : \substr($this->unwritten, $this->offset, self::MAX_WRITE);
+            $written = $socket->write($chunk);
+            $total += $written;
+            $this->offset += $written;
+            if ($written < \strlen($chunk)) {
+                return $total;
+            }
+        }
     }
 
     /**
@@ -104,6 +119,7 @@ final class OutboundQueue
     public function afterDisconnect(): void
     {
         $this->unwritten = '';
+        $this->offset = 0;
         $kept = [];
         $bytes = 0;
         foreach ($this->queued as $command) {
@@ -122,6 +138,17 @@ final class OutboundQueue
         $this->queued = [];
         $this->queuedBytes = 0;
         $this->unwritten = '';
+        $this->offset = 0;
+        $this->unsent = [];
+    }
+
+    /** What is queued becomes the batch being written (handed to the socket: its requests may reach the server). */
+    private function takeQueued(): void
+    {
+        $this->unwritten = \count($this->queued) === 1 ? $this->queued[0] : \implode('', $this->queued);
+        $this->offset = 0;
+        $this->queued = [];
+        $this->queuedBytes = 0;
         $this->unsent = [];
     }
 }

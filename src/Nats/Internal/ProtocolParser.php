@@ -47,6 +47,9 @@ final class ProtocolParser
 
             return null;
         }
+        if (\substr_compare($this->buffer, 'MSG ', $this->position, 4) === 0 && ($message = $this->plainMessage($end)) !== false) {
+            return $message;
+        }
         $line = \substr($this->buffer, $this->position, $end - $this->position);
         $space = \strcspn($line, " \t");
         $op = \strtoupper(\substr($line, 0, $space));
@@ -93,6 +96,47 @@ final class ProtocolParser
     public function hasPartialFrame(): bool
     {
         return \strlen($this->buffer) > $this->position;
+    }
+
+    /**
+     * The usual MSG line, "MSG subject sid [reply] size" with single spaces and nothing odd, cut
+     * with one explode; false for anything else, which message() reads (and judges) instead. It
+     * takes only lines message() would read the same way.
+     */
+    private function plainMessage(int $end): Message|false|null
+    {
+        $args = \explode(' ', \substr($this->buffer, $this->position + 4, $end - $this->position - 4));
+        $count = \count($args);
+        if ($count !== 3 && $count !== 4) {
+            return false;
+        }
+        $sid = $args[1];
+        $total = $args[$count - 1];
+        $replyTo = $count === 4 ? $args[2] : null;
+        if (!\ctype_digit($sid) || !\ctype_digit($total) || \strlen($total) > 12 || $args[0] === '' || \str_contains($args[0], "\t")
+            || ($replyTo !== null && ($replyTo === '' || \str_contains($replyTo, "\t")))) {
+            return false;
+        }
+        $total = (int) $total;
+        if ($total > $this->maxPayload) {
+            return false;
+        }
+        $start = $end + 2;
+        $length = \strlen($this->buffer);
+        if ($length < $start + $total + 2) {
+            return null;
+        }
+        if ($this->buffer[$start + $total] !== "\r" || $this->buffer[$start + $total + 1] !== "\n") {
+            return false;
+        }
+        $payload = $total === 0 ? '' : \substr($this->buffer, $start, $total);
+        $this->position = $start + $total + 2;
+        if ($this->position === $length) {
+            $this->buffer = '';
+            $this->position = 0;
+        }
+
+        return new Message($args[0], (int) $sid, $replyTo, $payload);
     }
 
     /** @throws ProtocolException */

@@ -92,6 +92,9 @@ final class Socket
      */
     public function write(string $bytes): int
     {
+        if ($this->closed) {
+            throw new ConnectionLostException('The connection was closed');
+        }
         $written = @\fwrite($this->stream, $bytes);
         if ($written === false) {
             throw new ConnectionLostException('The connection broke while sending');

@@ -74,6 +74,28 @@ final class PublishSubscribeTest extends NatsTestCase
         self::assertSame(\range(0, 1999), $received);
     }
 
+    public function testABurstOfMegabytesPublishedInOneTickArrivesWholeAndInOrder(): void
+    {
+        // Written while it is built (every 64 KB) and in slices of at most 1 MB: none may be lost, cut or reordered.
+        $subject = self::subject('burst');
+        $subscriber = $this->connect();
+        $subscription = $subscriber->subscribe($subject);
+        $subscriber->flush();
+        $publisher = $this->connect();
+        $expected = [];
+        for ($i = 0; $i < 3000; $i++) {
+            $expected[] = $payload = \str_pad((string) $i, 1000 + $i % 50, \chr(65 + $i % 26));
+            $publisher->publish($subject, $payload);
+        }
+        $publisher->flush(10.0);
+        $received = [];
+        for ($i = 0; $i < 3000; $i++) {
+            $received[] = $subscription->next(10.0)->payload;
+        }
+
+        self::assertSame($expected, $received);
+    }
+
     public function testAQueueGroupGivesEachMessageToExactlyOneMember(): void
     {
         $subject = self::subject('queue');

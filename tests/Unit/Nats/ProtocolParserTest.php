@@ -64,6 +64,15 @@ final class ProtocolParserTest extends TestCase
         self::assertSame('hi', $message->payload);
     }
 
+    public function testAMessageLineWithTabsRepeatedSpacesOrLowerCaseReadsLikeThePlainOne(): void
+    {
+        $plain = self::parseAll("MSG svc.echo 1 _INBOX.abc.42 2\r\nhi\r\n");
+
+        self::assertEquals($plain, self::parseAll("MSG\tsvc.echo 1\t_INBOX.abc.42  2\r\nhi\r\n"));
+        self::assertEquals($plain, self::parseAll("msg svc.echo  1 _INBOX.abc.42 2 \r\nhi\r\n"));
+        self::assertEquals(self::parseAll("MSG a 1 0\r\n\r\n"), self::parseAll("MSG  a 1 0\r\n\r\n"));
+    }
+
     public function testAPayloadMayHoldCrlfAndBinaryBytes(): void
     {
         $payload = "a\r\nMSG x 1 3\r\n\0\xff";
