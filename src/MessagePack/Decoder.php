@@ -156,10 +156,9 @@ final class Decoder
             if ($byte >= 0xE0) {
                 return $byte - 0x100;
             }
-        } elseif ($byte >= 0x90) {
-            return $this->array($byte & 0x0F);
-        } elseif ($byte <= 0x8F) {
-            return $this->map($byte & 0x0F);
+        } else {
+            // 0x80-0x9F: fixmap, fixarray.
+            return $byte >= 0x90 ? $this->array($byte & 0x0F) : $this->map($byte & 0x0F);
         }
 
         return match ($byte) {

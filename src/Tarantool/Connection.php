@@ -316,6 +316,7 @@ final class Connection implements Executor
         $cancellation = $this->bound($cancellation, $timeout);
         $resent = false;
         $reread = false;
+        // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         try {
             while (true) {
                 $session = $this->session($cancellation);
@@ -331,7 +332,7 @@ final class Connection implements Executor
                     throw $e;
                 }
                 if (!$response->isError()) {
-                    return $response;
+                    break;
                 }
                 if ($response->errorCode() === Iproto::ER_WRONG_SCHEMA_VERSION && !$reread) {
                     // Refused before it ran: read the names again and send it once more.
@@ -342,10 +343,16 @@ final class Connection implements Executor
                 throw ErrorFactory::fromResponse($response, $what);
             }
         } catch (TimeoutException $e) {
-            throw $this->timedOut($e, $timeout);
-        } finally {
+            $error = $this->timedOut($e, $timeout);
             $timeout?->dispose();
+            throw $error;
+        } catch (\Throwable $e) {
+            $timeout?->dispose();
+            throw $e;
         }
+        $timeout?->dispose();
+
+        return $response;
     }
 
     /** The caller's cancellation, bounded by the config's requestTimeout when there is one. */
