@@ -137,14 +137,14 @@ final class Connection implements Executor
     {
         $body = $this->encoder->call($function, $arguments);
 
-        return $this->perform('call ' . $function, Iproto::CALL, static fn (): string => $body, false, $idempotent, $onPush, $cancellation)->data();
+        return $this->perform('call ' . $function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function eval(string $expression, array $arguments = [], ?Closure $onPush = null, bool $idempotent = false, ?Cancellation $cancellation = null): array
     {
         $body = $this->encoder->evaluate($expression, $arguments);
 
-        return $this->perform('eval', Iproto::EVAL, static fn (): string => $body, false, $idempotent, $onPush, $cancellation)->data();
+        return $this->perform('eval', Iproto::EVAL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function execute(string|PreparedStatement $sql, array $parameters = [], bool $idempotent = false, ?Cancellation $cancellation = null): SqlResult
@@ -152,7 +152,7 @@ final class Connection implements Executor
         $bindings = SqlDecoder::bindings($parameters);
         if (\is_string($sql)) {
             $body = $this->encoder->execute($sql, $bindings);
-            $response = $this->perform('execute', Iproto::EXECUTE, static fn (): string => $body, false, $idempotent, null, $cancellation);
+            $response = $this->perform('execute', Iproto::EXECUTE, $body, false, $idempotent, null, $cancellation);
 
             return SqlDecoder::result($response);
         }
@@ -196,7 +196,7 @@ final class Connection implements Executor
 
     public function ping(?Cancellation $cancellation = null): void
     {
-        $this->perform('ping', Iproto::PING, static fn (): string => "\x80", false, false, null, $cancellation);
+        $this->perform('ping', Iproto::PING, "\x80", false, false, null, $cancellation);
     }
 
     /**
@@ -221,7 +221,7 @@ final class Connection implements Executor
         $stream = clone $this;
         $stream->streamId = ++$this->lastStreamId;
         $stream->session = $this->session($cancellation);
-        $control = static fn (string $what, int $type, string $body, ?Cancellation $cancellation): Response => $stream->perform($what, $type, static fn (): string => $body, false, false, null, $cancellation);
+        $control = static fn (string $what, int $type, string $body, ?Cancellation $cancellation): Response => $stream->perform($what, $type, $body, false, false, null, $cancellation);
         $control('begin', Iproto::BEGIN, $this->encoder->begin($timeout), $cancellation);
         $transaction = new Transaction($stream, $stream->streamId);
         try {
@@ -308,10 +308,11 @@ final class Connection implements Executor
      * Sends one request and returns its answer, reconnecting first when the socket broke. The
      * body is built per attempt: names resolve against the schema of that attempt.
      *
-     * @param Closure(Session, ?Cancellation): string $body
+     * @param string|(Closure(Session, ?Cancellation): string) $body the bytes when they do not depend
+     *        on the attempt (no names to resolve): no closure to build per request
      * @param (Closure(mixed): void)|null $onPush
      */
-    private function perform(string $what, int $type, Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation): Response
+    private function perform(string $what, int $type, string|Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation): Response
     {
         $cancellation = $this->bound($cancellation, $timeout);
         $resent = false;
@@ -322,7 +323,7 @@ final class Connection implements Executor
                 $session = $this->session($cancellation);
                 try {
                     // Inside: a name looked up first (the schema read) is part of the request.
-                    $bytes = $body($session, $cancellation);
+                    $bytes = \is_string($body) ? $body : $body($session, $cancellation);
                     $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
                     if ($idempotent && !$resent && !$this->closed) {

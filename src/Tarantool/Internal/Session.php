@@ -398,9 +398,11 @@ final class Session
         // Catch and rethrow, not finally (the tracing JIT): every way out calls handOver().
         try {
             while (true) {
-                $this->dispatch($sync);
-                if (isset($this->arrived[$sync])) {
-                    break;
+                if (!$fresh) { // fresh: nothing was buffered, nothing to hand out yet
+                    $this->dispatch($sync);
+                    if (isset($this->arrived[$sync])) {
+                        break;
+                    }
                 }
                 $this->receive($cancellation, $fresh);
                 $fresh = false;
