@@ -80,11 +80,14 @@ final class Connection implements Executor
     public function select(string|int $space, mixed $key = [], string|int $index = 0, int $limit = self::NO_LIMIT, int $offset = 0, Iterator $iterator = Iterator::Eq, bool $idempotent = false, ?Cancellation $cancellation = null): array
     {
         $key = self::key($key);
-        $response = $this->perform('select', Iproto::SELECT, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        // By ids the bytes are the same on every attempt: no closure to build.
+        $response = $this->perform('select', Iproto::SELECT, \is_int($space) && \is_int($index)
+            ? $this->encoder->select($space, $index, $key, $limit, $offset, $iterator->value)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         /** @var list<list<mixed>> */
         return $response->data();
@@ -103,18 +106,20 @@ final class Connection implements Executor
     public function update(string|int $space, mixed $key, array $operations, string|int $index = 0, bool $idempotent = false, ?Cancellation $cancellation = null): ?array
     {
         $key = self::key($key);
-        $response = $this->perform('update', Iproto::UPDATE, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $operations): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        $response = $this->perform('update', Iproto::UPDATE, \is_int($space) && \is_int($index)
+            ? $this->encoder->update($space, $index, $key, $operations)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $operations): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->update($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $operations);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->update($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $operations);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         return self::tupleOrNull($response);
     }
 
     public function upsert(string|int $space, array $tuple, array $operations, bool $idempotent = false, ?Cancellation $cancellation = null): void
     {
-        $this->perform('upsert', Iproto::UPSERT, fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->upsert(
+        $this->perform('upsert', Iproto::UPSERT, \is_int($space) ? $this->encoder->upsert($space, $tuple, $operations) : fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->upsert(
             $this->spaceId($space, $session, $cancellation),
             $tuple,
             $operations,
@@ -124,11 +129,13 @@ final class Connection implements Executor
     public function delete(string|int $space, mixed $key, string|int $index = 0, bool $idempotent = false, ?Cancellation $cancellation = null): ?array
     {
         $key = self::key($key);
-        $response = $this->perform('delete', Iproto::DELETE, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        $response = $this->perform('delete', Iproto::DELETE, \is_int($space) && \is_int($index)
+            ? $this->encoder->delete($space, $index, $key)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->delete($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->delete($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         return self::tupleOrNull($response);
     }
@@ -296,7 +303,7 @@ final class Connection implements Executor
      */
     private function store(string $what, int $type, string|int $space, array $tuple, bool $idempotent, ?Cancellation $cancellation): array
     {
-        $response = $this->perform($what, $type, fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->tuple(
+        $response = $this->perform($what, $type, \is_int($space) ? $this->encoder->tuple($space, $tuple) : fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->tuple(
             $this->spaceId($space, $session, $cancellation),
             $tuple,
         ), \is_string($space), $idempotent, null, $cancellation);
