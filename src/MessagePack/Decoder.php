@@ -55,13 +55,13 @@ final class Decoder
             $this->buffer = $buffer;
             $this->offset = 0;
             $this->end = \strlen($buffer);
-            $this->depth = 0;
-            $this->busy = true;
+            $this->busy = true; // depth is 0 here: every way out of a value leaves it so
             try {
                 $value = $this->value();
             } catch (\Throwable $e) {
                 $this->busy = false;
                 $this->buffer = '';
+                $this->depth = 0;
                 throw $e;
             }
             $offset = $this->offset;
@@ -92,14 +92,14 @@ final class Decoder
         }
         $this->buffer = $buffer;
         $this->offset = $offset;
-        $this->depth = 0;
-        $this->busy = true;
+        $this->busy = true; // depth is 0 here: every way out of a value leaves it so
         // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         try {
             $value = $this->value();
         } catch (\Throwable $e) {
             $this->busy = false;
             $this->buffer = '';
+            $this->depth = 0;
             throw $e;
         }
         $offset = $this->offset;
@@ -159,6 +159,29 @@ final class Decoder
         } else {
             // 0x80-0x9F: fixmap, fixarray.
             return $byte >= 0x90 ? $this->array($byte & 0x0F) : $this->map($byte & 0x0F);
+        }
+
+        if ($byte === 0xCD || $byte === 0xCC) { // uint 16 and uint 8, inline: ids past 127
+            $size = $byte === 0xCD ? 2 : 1;
+            if ($this->end - $offset < $size) {
+                throw $this->truncated($size);
+            }
+            $this->offset = $offset + $size;
+
+            return $size === 1 ? \ord($this->buffer[$offset]) : (\ord($this->buffer[$offset]) << 8) | \ord($this->buffer[$offset + 1]);
+        }
+        if ($byte === 0xD9) { // str 8, inline: the common form of strings of 32-255 bytes
+            if ($offset >= $this->end) {
+                throw $this->truncated(1);
+            }
+            $length = \ord($this->buffer[$offset]);
+            $this->offset = ++$offset;
+            if ($this->end - $offset < $length) {
+                throw $this->truncated($length);
+            }
+            $this->offset = $offset + $length;
+
+            return \substr($this->buffer, $offset, $length);
         }
 
         return match ($byte) {
