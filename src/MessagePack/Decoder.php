@@ -184,12 +184,11 @@ final class Decoder
             return \substr($this->buffer, $offset, $length);
         }
 
+        // uint 8/16 and str 8 are read above.
         return match ($byte) {
             0xC0 => null,
             0xC2 => false,
             0xC3 => true,
-            0xCC => $this->uint(1),
-            0xCD => $this->uint(2),
             0xCE => $this->uint(4),
             0xCF => $this->uint64(),
             0xD0 => $this->int(1),
@@ -198,7 +197,7 @@ final class Decoder
             0xD3 => $this->int(8),
             0xCA => $this->float(4, 'G'),
             0xCB => $this->float(8, 'E'),
-            0xD9, 0xC4 => $this->bytes($this->uint(1)),
+            0xC4 => $this->bytes($this->uint(1)), // str 8 (0xD9): above
             0xDA, 0xC5 => $this->bytes($this->uint(2)),
             0xDB, 0xC6 => $this->bytes($this->uint(4)),
             0xDC => $this->array($this->uint(2)),
