@@ -22,11 +22,18 @@ final class Decoder
     public const MAX_DEPTH = 512;
 
     private readonly Extensions $extensions;
-    private string $buffer = '';
-    private int $offset = 0;
-    private int $end = 0;
-    /** Arrays and maps open around the value being read. */
-    private int $depth = 0;
+    // Untyped (@var): PHP 8.2's JIT writes a typed property through a checking helper (~60
+    // instructions), and these are written for every value.
+    /** @var string */
+    private $buffer = '';
+    /** @var int */
+    private $offset = 0;
+    /** @var int */
+    private $end = 0;
+    /** @var int arrays and maps open around the value being read */
+    private $depth = 0;
+    /** @var bool whether a value is being decoded (decodeAt() called again is an extension's payload) */
+    private $busy = false;
 
     public function __construct(?Extensions $extensions = null)
     {
@@ -40,8 +47,27 @@ final class Decoder
      */
     public function decode(string $buffer): mixed
     {
-        $offset = 0;
-        $value = $this->decodeAt($buffer, $offset);
+        if ($this->busy) {
+            $offset = 0;
+            $value = $this->decodeNested($buffer, $offset, null);
+        } else {
+            // decodeAt()'s work inline: for a small value the call is a good share of the cost.
+            $this->buffer = $buffer;
+            $this->offset = 0;
+            $this->end = \strlen($buffer);
+            $this->busy = true; // depth is 0 here: every way out of a value leaves it so
+            try {
+                $value = $this->value();
+            } catch (\Throwable $e) {
+                $this->busy = false;
+                $this->buffer = '';
+                $this->depth = 0;
+                throw $e;
+            }
+            $offset = $this->offset;
+            $this->busy = false;
+            $this->buffer = '';
+        }
         if ($offset !== \strlen($buffer)) {
             throw new MessagePackException(\sprintf('%d bytes follow the MessagePack value', \strlen($buffer) - $offset));
         }
@@ -57,12 +83,41 @@ final class Decoder
      */
     public function decodeAt(string $buffer, int &$offset, ?int $end = null): mixed
     {
-        // Saved and restored: an extension's decode() may decode its own payload with us.
+        if ($this->busy) {
+            return $this->decodeNested($buffer, $offset, $end);
+        }
+        $this->end = $end ?? \strlen($buffer);
+        if ($offset < 0 || $this->end > \strlen($buffer)) {
+            throw new \ValueError('The offset or end lies outside the buffer');
+        }
+        $this->buffer = $buffer;
+        $this->offset = $offset;
+        $this->busy = true; // depth is 0 here: every way out of a value leaves it so
+        // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
+        try {
+            $value = $this->value();
+        } catch (\Throwable $e) {
+            $this->busy = false;
+            $this->buffer = '';
+            $this->depth = 0;
+            throw $e;
+        }
+        $offset = $this->offset;
+        $this->busy = false;
+        $this->buffer = ''; // the caller's buffer is not kept alive by the decoder
+
+        return $value;
+    }
+
+    /** decodeAt() called while a value is being decoded: an extension decoding its own payload. */
+    private function decodeNested(string $buffer, int &$offset, ?int $end): mixed
+    {
         $saved = [$this->buffer, $this->offset, $this->end, $this->depth];
         $this->buffer = $buffer;
         $this->offset = $offset;
         $this->end = $end ?? \strlen($buffer);
         if ($this->offset < 0 || $this->end > \strlen($buffer)) {
+            [$this->buffer, $this->offset, $this->end, $this->depth] = $saved;
             throw new \ValueError('The offset or end lies outside the buffer');
         }
         try {
@@ -78,32 +133,62 @@ final class Decoder
 
     private function value(): mixed
     {
-        if ($this->offset >= $this->end) {
+        $offset = $this->offset;
+        if ($offset >= $this->end) {
             throw $this->truncated(1);
         }
-        $byte = \ord($this->buffer[$this->offset++]);
+        $byte = \ord($this->buffer[$offset]);
+        $this->offset = ++$offset;
+        // Most common first: positive fixint, fixstr, fixarray, fixmap, negative fixint.
         if ($byte <= 0x7F) {
             return $byte;
         }
-        if ($byte >= 0xE0) {
-            return $byte - 0x100;
-        }
-        if ($byte >= 0xA0 && $byte <= 0xBF) {
-            return $this->bytes($byte & 0x1F);
-        }
-        if ($byte >= 0x90 && $byte <= 0x9F) {
-            return $this->array($byte & 0x0F);
-        }
-        if ($byte <= 0x8F) {
-            return $this->map($byte & 0x0F);
+        if ($byte >= 0xA0) {
+            if ($byte <= 0xBF) {
+                $length = $byte & 0x1F;
+                if ($this->end - $offset < $length) {
+                    throw $this->truncated($length);
+                }
+                $this->offset = $offset + $length;
+
+                return $length === 0 ? '' : \substr($this->buffer, $offset, $length);
+            }
+            if ($byte >= 0xE0) {
+                return $byte - 0x100;
+            }
+        } else {
+            // 0x80-0x9F: fixmap, fixarray.
+            return $byte >= 0x90 ? $this->array($byte & 0x0F) : $this->map($byte & 0x0F);
         }
 
+        if ($byte === 0xCD || $byte === 0xCC) { // uint 16 and uint 8, inline: ids past 127
+            $size = $byte === 0xCD ? 2 : 1;
+            if ($this->end - $offset < $size) {
+                throw $this->truncated($size);
+            }
+            $this->offset = $offset + $size;
+
+            return $size === 1 ? \ord($this->buffer[$offset]) : (\ord($this->buffer[$offset]) << 8) | \ord($this->buffer[$offset + 1]);
+        }
+        if ($byte === 0xD9) { // str 8, inline: the common form of strings of 32-255 bytes
+            if ($offset >= $this->end) {
+                throw $this->truncated(1);
+            }
+            $length = \ord($this->buffer[$offset]);
+            $this->offset = ++$offset;
+            if ($this->end - $offset < $length) {
+                throw $this->truncated($length);
+            }
+            $this->offset = $offset + $length;
+
+            return \substr($this->buffer, $offset, $length);
+        }
+
+        // uint 8/16 and str 8 are read above.
         return match ($byte) {
             0xC0 => null,
             0xC2 => false,
             0xC3 => true,
-            0xCC => $this->uint(1),
-            0xCD => $this->uint(2),
             0xCE => $this->uint(4),
             0xCF => $this->uint64(),
             0xD0 => $this->int(1),
@@ -112,7 +197,7 @@ final class Decoder
             0xD3 => $this->int(8),
             0xCA => $this->float(4, 'G'),
             0xCB => $this->float(8, 'E'),
-            0xD9, 0xC4 => $this->bytes($this->uint(1)),
+            0xC4 => $this->bytes($this->uint(1)), // str 8 (0xD9): above
             0xDA, 0xC5 => $this->bytes($this->uint(2)),
             0xDB, 0xC6 => $this->bytes($this->uint(4)),
             0xDC => $this->array($this->uint(2)),
@@ -127,21 +212,25 @@ final class Decoder
             0xC7 => $this->ext($this->uint(1)),
             0xC8 => $this->ext($this->uint(2)),
             0xC9 => $this->ext($this->uint(4)),
-            default => throw new MessagePackException(\sprintf('0x%02x at offset %d is not a MessagePack type', $byte, $this->offset - 1)),
+            default => throw new MessagePackException(\sprintf('0x%02x at offset %d is not a MessagePack type', $byte, $offset - 1)),
         };
     }
 
+    // Bytes by ord(), not unpack(): unpack() parses its format and builds an array per call.
     private function uint(int $size): int
     {
         $this->need($size);
         $offset = $this->offset;
-        $this->offset += $size;
+        $this->offset = $offset + $size;
+        $buffer = $this->buffer;
+        if ($size === 1) {
+            return \ord($buffer[$offset]);
+        }
+        if ($size === 2) {
+            return (\ord($buffer[$offset]) << 8) | \ord($buffer[$offset + 1]);
+        }
 
-        return match ($size) {
-            1 => \ord($this->buffer[$offset]),
-            2 => \unpack('n', $this->buffer, $offset)[1], // @phpstan-ignore offsetAccess.nonOffsetAccessible (bounds checked by need())
-            default => \unpack('N', $this->buffer, $offset)[1], // @phpstan-ignore offsetAccess.nonOffsetAccessible (bounds checked by need())
-        };
+        return (\ord($buffer[$offset]) << 24) | (\ord($buffer[$offset + 1]) << 16) | (\ord($buffer[$offset + 2]) << 8) | \ord($buffer[$offset + 3]);
     }
 
     private function uint64(): int|string
@@ -156,17 +245,14 @@ final class Decoder
 
     private function int(int $size): int
     {
-        $this->need($size);
-        $offset = $this->offset;
-        $this->offset += $size;
         if ($size === 8) {
+            $this->need(8);
+            $offset = $this->offset;
+            $this->offset = $offset + 8;
+
             return \unpack('J', $this->buffer, $offset)[1]; // @phpstan-ignore offsetAccess.nonOffsetAccessible (bounds checked by need())
         }
-        $value = match ($size) {
-            1 => \ord($this->buffer[$offset]),
-            2 => \unpack('n', $this->buffer, $offset)[1], // @phpstan-ignore offsetAccess.nonOffsetAccessible (bounds checked by need())
-            default => \unpack('N', $this->buffer, $offset)[1], // @phpstan-ignore offsetAccess.nonOffsetAccessible (bounds checked by need())
-        };
+        $value = $this->uint($size);
         $sign = 1 << ($size * 8 - 1);
 
         return $value >= $sign ? $value - ($sign << 1) : $value;

@@ -80,11 +80,14 @@ final class Connection implements Executor
     public function select(string|int $space, mixed $key = [], string|int $index = 0, int $limit = self::NO_LIMIT, int $offset = 0, Iterator $iterator = Iterator::Eq, bool $idempotent = false, ?Cancellation $cancellation = null): array
     {
         $key = self::key($key);
-        $response = $this->perform('select', Iproto::SELECT, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        // By ids the bytes are the same on every attempt: no closure to build.
+        $response = $this->perform('select', Iproto::SELECT, \is_int($space) && \is_int($index)
+            ? $this->encoder->select($space, $index, $key, $limit, $offset, $iterator->value)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         /** @var list<list<mixed>> */
         return $response->data();
@@ -103,18 +106,20 @@ final class Connection implements Executor
     public function update(string|int $space, mixed $key, array $operations, string|int $index = 0, bool $idempotent = false, ?Cancellation $cancellation = null): ?array
     {
         $key = self::key($key);
-        $response = $this->perform('update', Iproto::UPDATE, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $operations): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        $response = $this->perform('update', Iproto::UPDATE, \is_int($space) && \is_int($index)
+            ? $this->encoder->update($space, $index, $key, $operations)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $operations): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->update($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $operations);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->update($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $operations);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         return self::tupleOrNull($response);
     }
 
     public function upsert(string|int $space, array $tuple, array $operations, bool $idempotent = false, ?Cancellation $cancellation = null): void
     {
-        $this->perform('upsert', Iproto::UPSERT, fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->upsert(
+        $this->perform('upsert', Iproto::UPSERT, \is_int($space) ? $this->encoder->upsert($space, $tuple, $operations) : fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->upsert(
             $this->spaceId($space, $session, $cancellation),
             $tuple,
             $operations,
@@ -124,11 +129,13 @@ final class Connection implements Executor
     public function delete(string|int $space, mixed $key, string|int $index = 0, bool $idempotent = false, ?Cancellation $cancellation = null): ?array
     {
         $key = self::key($key);
-        $response = $this->perform('delete', Iproto::DELETE, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key): string {
-            $spaceId = $this->spaceId($space, $session, $cancellation);
+        $response = $this->perform('delete', Iproto::DELETE, \is_int($space) && \is_int($index)
+            ? $this->encoder->delete($space, $index, $key)
+            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key): string {
+                $spaceId = $this->spaceId($space, $session, $cancellation);
 
-            return $this->encoder->delete($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key);
-        }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+                return $this->encoder->delete($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key);
+            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
 
         return self::tupleOrNull($response);
     }
@@ -137,14 +144,14 @@ final class Connection implements Executor
     {
         $body = $this->encoder->call($function, $arguments);
 
-        return $this->perform('call ' . $function, Iproto::CALL, static fn (): string => $body, false, $idempotent, $onPush, $cancellation)->data();
+        return $this->perform('call ' . $function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function eval(string $expression, array $arguments = [], ?Closure $onPush = null, bool $idempotent = false, ?Cancellation $cancellation = null): array
     {
         $body = $this->encoder->evaluate($expression, $arguments);
 
-        return $this->perform('eval', Iproto::EVAL, static fn (): string => $body, false, $idempotent, $onPush, $cancellation)->data();
+        return $this->perform('eval', Iproto::EVAL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function execute(string|PreparedStatement $sql, array $parameters = [], bool $idempotent = false, ?Cancellation $cancellation = null): SqlResult
@@ -152,7 +159,7 @@ final class Connection implements Executor
         $bindings = SqlDecoder::bindings($parameters);
         if (\is_string($sql)) {
             $body = $this->encoder->execute($sql, $bindings);
-            $response = $this->perform('execute', Iproto::EXECUTE, static fn (): string => $body, false, $idempotent, null, $cancellation);
+            $response = $this->perform('execute', Iproto::EXECUTE, $body, false, $idempotent, null, $cancellation);
 
             return SqlDecoder::result($response);
         }
@@ -196,7 +203,7 @@ final class Connection implements Executor
 
     public function ping(?Cancellation $cancellation = null): void
     {
-        $this->perform('ping', Iproto::PING, static fn (): string => "\x80", false, false, null, $cancellation);
+        $this->perform('ping', Iproto::PING, "\x80", false, false, null, $cancellation);
     }
 
     /**
@@ -221,7 +228,7 @@ final class Connection implements Executor
         $stream = clone $this;
         $stream->streamId = ++$this->lastStreamId;
         $stream->session = $this->session($cancellation);
-        $control = static fn (string $what, int $type, string $body, ?Cancellation $cancellation): Response => $stream->perform($what, $type, static fn (): string => $body, false, false, null, $cancellation);
+        $control = static fn (string $what, int $type, string $body, ?Cancellation $cancellation): Response => $stream->perform($what, $type, $body, false, false, null, $cancellation);
         $control('begin', Iproto::BEGIN, $this->encoder->begin($timeout), $cancellation);
         $transaction = new Transaction($stream, $stream->streamId);
         try {
@@ -296,7 +303,7 @@ final class Connection implements Executor
      */
     private function store(string $what, int $type, string|int $space, array $tuple, bool $idempotent, ?Cancellation $cancellation): array
     {
-        $response = $this->perform($what, $type, fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->tuple(
+        $response = $this->perform($what, $type, \is_int($space) ? $this->encoder->tuple($space, $tuple) : fn (Session $session, ?Cancellation $cancellation): string => $this->encoder->tuple(
             $this->spaceId($space, $session, $cancellation),
             $tuple,
         ), \is_string($space), $idempotent, null, $cancellation);
@@ -308,20 +315,22 @@ final class Connection implements Executor
      * Sends one request and returns its answer, reconnecting first when the socket broke. The
      * body is built per attempt: names resolve against the schema of that attempt.
      *
-     * @param Closure(Session, ?Cancellation): string $body
+     * @param string|(Closure(Session, ?Cancellation): string) $body the bytes when they do not depend
+     *        on the attempt (no names to resolve): no closure to build per request
      * @param (Closure(mixed): void)|null $onPush
      */
-    private function perform(string $what, int $type, Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation): Response
+    private function perform(string $what, int $type, string|Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation): Response
     {
         $cancellation = $this->bound($cancellation, $timeout);
         $resent = false;
         $reread = false;
+        // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         try {
             while (true) {
                 $session = $this->session($cancellation);
                 try {
                     // Inside: a name looked up first (the schema read) is part of the request.
-                    $bytes = $body($session, $cancellation);
+                    $bytes = \is_string($body) ? $body : $body($session, $cancellation);
                     $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
                     if ($idempotent && !$resent && !$this->closed) {
@@ -331,7 +340,7 @@ final class Connection implements Executor
                     throw $e;
                 }
                 if (!$response->isError()) {
-                    return $response;
+                    break;
                 }
                 if ($response->errorCode() === Iproto::ER_WRONG_SCHEMA_VERSION && !$reread) {
                     // Refused before it ran: read the names again and send it once more.
@@ -342,10 +351,16 @@ final class Connection implements Executor
                 throw ErrorFactory::fromResponse($response, $what);
             }
         } catch (TimeoutException $e) {
-            throw $this->timedOut($e, $timeout);
-        } finally {
+            $error = $this->timedOut($e, $timeout);
             $timeout?->dispose();
+            throw $error;
+        } catch (\Throwable $e) {
+            $timeout?->dispose();
+            throw $e;
         }
+        $timeout?->dispose();
+
+        return $response;
     }
 
     /** The caller's cancellation, bounded by the config's requestTimeout when there is one. */

@@ -20,8 +20,11 @@ use Bobbin\Tarantool\Exception\ProtocolException;
  */
 final class FrameParser
 {
-    private string $buffer = '';
-    private int $offset = 0;
+    // Untyped (@var): written per frame, and PHP 8.2's JIT writes typed properties through a helper.
+    /** @var string */
+    private $buffer = '';
+    /** @var int */
+    private $offset = 0;
 
     public function __construct(private readonly Decoder $decoder)
     {

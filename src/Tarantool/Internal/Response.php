@@ -13,14 +13,28 @@ namespace Bobbin\Tarantool\Internal;
  */
 final class Response
 {
+    // Not readonly nor typed: one Response per answer, and PHP 8.2's JIT compiles neither a
+    // readonly write nor a typed one inline (~60 instructions each). Nothing writes them after
+    // the constructor.
+    /** @var int */
+    public $type;
+    /** @var int */
+    public $sync;
+    /** @var int */
+    public $schemaVersion;
+    /** @var array<int|string, mixed> */
+    public $body;
+    /** @var string|null */
+    public $malformed;
+
     /** @param array<int|string, mixed> $body */
-    public function __construct(
-        public readonly int $type,
-        public readonly int $sync,
-        public readonly int $schemaVersion,
-        public readonly array $body,
-        public readonly ?string $malformed = null,
-    ) {
+    public function __construct(int $type, int $sync, int $schemaVersion, array $body, ?string $malformed = null)
+    {
+        $this->type = $type;
+        $this->sync = $sync;
+        $this->schemaVersion = $schemaVersion;
+        $this->body = $body;
+        $this->malformed = $malformed;
     }
 
     public function isError(): bool
