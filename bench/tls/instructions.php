@@ -48,7 +48,7 @@ $servers = [
     // opcache and the JIT on the command line, as bin/bobbin would relaunch itself with them
     // (BOBBIN_OPCACHE_RELAUNCHED below: the relaunch would escape valgrind).
     'bobbin' => static fn (int $port): array => [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M', "$root/bin/bobbin", 'serve', "$root/examples/hello.php", '--single-process',
-        "--listen=127.0.0.1:$port", '--log-level=warning', "--tls-cert=$cert", "--tls-key=$key"],
+        "--listen=127.0.0.1:$port", '--log-level=warning', '--job-workers=0', "--tls-cert=$cert", "--tls-key=$key"], // no job master: its fork would write the same callgrind file
     'nginx' => static function (int $port) use ($work, $cert, $key): array {
         $conf = "$work/nginx-callgrind-$port.conf";
         \file_put_contents($conf, <<<NGINX
