@@ -14,9 +14,10 @@ declare(strict_types=1);
  * - keep-alive: `wrk -t1 -c10` over https (ten established connections): server CPU per request;
  * - new connections: `ab -c10` without -k over https: every request a new TCP connection and a
  *   full handshake (ab resumes no session): server CPU per connection;
- * - the same `ab` over plain HTTP to the same server without TLS: what a connection costs
- *   without TLS. The difference is the handshake's own cost (its crypto, and for Bobbin PHP's
- *   per-connection OpenSSL context).
+ * - the same `ab` and `wrk` over plain HTTP to the same server started without TLS: what a
+ *   connection and a request cost without TLS. The difference of the new connections is the
+ *   handshake's own cost (its crypto, and for Bobbin PHP's per-connection OpenSSL context), that
+ *   of the keep-alive requests what TLS adds to a request.
  *
  * Rounds interleave the servers; the ratio column is the median of per-round ratios Bobbin/nginx.
  * Run it under the machine-wide lock:
@@ -78,6 +79,7 @@ $cases = [
     'keep-alive request (https)' => ['tls' => true, 'load' => static fn (int $port, int $cpu, int $seconds): int => wrk($cpu, $seconds, "https://127.0.0.1:$port/")],
     'new connection (https: handshake + 1 request)' => ['tls' => true, 'load' => static fn (int $port, int $cpu, int $seconds): int => ab($cpu, $seconds, "https://127.0.0.1:$port/")],
     'new connection (plain http + 1 request)' => ['tls' => false, 'load' => static fn (int $port, int $cpu, int $seconds): int => ab($cpu, $seconds, "http://127.0.0.1:$port/")],
+    'keep-alive request (plain http)' => ['tls' => false, 'load' => static fn (int $port, int $cpu, int $seconds): int => wrk($cpu, $seconds, "http://127.0.0.1:$port/")],
 ];
 $samples = [];
 for ($round = 1; $round <= $options['rounds']; $round++) {
