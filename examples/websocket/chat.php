@@ -5,7 +5,9 @@ declare(strict_types=1);
 /*
  * A chat over WebSocket: every message a client sends goes to every client connected to this
  * worker (run it with --workers=1, or put a shared broker — Redis pub/sub, NATS — between
- * workers). ws://HOST:PORT/chat; GET / answers how many are connected.
+ * workers). ws://HOST:PORT/chat; GET / answers how many are connected. Each member costs the
+ * worker ~30 KiB of PHP heap (its fiber, docs/HTTP.md "WebSocket"): for 10,000 members give it
+ * --memory-limit=512M (bench/websocket/run.php holds 10,000 and broadcasts to all of them).
  *
  *   bin/bobbin serve examples/websocket/chat.php --workers=1 --listen=127.0.0.1:8080
  */

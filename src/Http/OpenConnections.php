@@ -175,7 +175,10 @@ final class OpenConnections
                 }
                 continue;
             }
-            if ($rank < 2 || $minRate === 0 || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Streaming) {
+            // An upgraded connection (a WebSocket) keeps its own time: a quiet chat member is
+            // no slow client, and its rate window stopped counting at the 101.
+            if ($rank < 2 || $minRate === 0 || $phase === ConnectionPhase::Handling || $phase === ConnectionPhase::Streaming
+                || $phase === ConnectionPhase::Upgraded) {
                 continue;
             }
             $elapsed = $now - $connection->windowStart;

@@ -132,6 +132,8 @@ final class MarkdownReport
             ['Redis client: GET/SET with 100 fibers against redis-benchmark and predis (issue 25)', 'docs/REDIS.md', '## Measured', 'php bench/redis/run.php'],
             ['Tarantool client and MessagePack codec (issue 24)', 'docs/TARANTOOL.md', '## Measured', 'php bench/tarantool/run.php'],
             ['Legacy mode: WordPress with a process per request beside nginx + PHP-FPM (issue 37)', 'docs/LEGACY.md', '## Cost beside PHP-FPM, measured', 'php bench/legacy/wordpress.php'],
+            ['HTTPS: CPU per handshake and per keep-alive request, --tls-cert beside nginx with the same certificate (issue 40)', 'docs/HTTP.md', '## HTTPS, measured', 'php bench/tls/run.php [--key=rsa]; php bench/tls/instructions.php'],
+            ['WebSocket: echo round trips, chat fan-out and 10,000 members in one worker, beside Node\'s ws (issue 40)', 'docs/HTTP.md', '## WebSocket, measured', 'php bench/websocket/run.php'],
         ];
         $md = [
             '## Benchmarks with their own commands',

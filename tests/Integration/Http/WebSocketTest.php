@@ -226,6 +226,33 @@ final class WebSocketTest extends TestCase
         }
     }
 
+    public function testAWorkerAtItsConnectionLimitDoesNotCloseQuietWebSocketsAsSlowClients(): void
+    {
+        // A chat member that says nothing for a while is not a slowloris: at the limit (of
+        // connections, or of memory past 75% of memory_limit) a new client waits instead.
+        $chat = MasterProcess::start(\dirname(__DIR__, 3) . '/examples/websocket/chat.php', ['--workers=1', '--max-connections=3']);
+        try {
+            $members = [];
+            for ($i = 0; $i < 3; $i++) {
+                $members[] = WebSocketClient::connect($chat->address, '/chat');
+            }
+            \usleep(1200000); // past the second after which a connection's data rate is judged
+            $newcomer = \stream_socket_client('tcp://' . $chat->address, $code, $message, 2.0);
+            self::assertIsResource($newcomer);
+            \fwrite($newcomer, "GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+            \usleep(300000);
+
+            $members[2]->sendText('still here?');
+            foreach ($members as $index => $member) {
+                self::assertSame([0x1, 'still here?', true], $member->readFrame(), "member $index was closed to make room");
+            }
+            self::assertStringNotContainsString('closed to make room', $chat->log());
+            \fclose($newcomer);
+        } finally {
+            $chat->kill();
+        }
+    }
+
     private function client(): WebSocketClient
     {
         return WebSocketClient::connect((string) self::$echo?->address);
