@@ -39,6 +39,9 @@ use Closure;
  * server (KILL QUERY over another session) while the connection reads the rest of its answer in
  * the background; the next statement waits for that.
  *
+ * Over 400 lines: the statement path stays in one class, without calls; connecting and cancelling
+ * live in Internal.
+ *
  * @implements \Bobbin\Sql\Link<Result>
  */
 final class Connection implements Executor, \Bobbin\Sql\Link
@@ -209,10 +212,7 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         }
     }
 
-    /**
-     * Gives the session back the state of a new one (COM_RESET_CONNECTION): rolls back, drops
-     * temporary tables, user variables, session settings, locks and prepared statements.
-     */
+    /** The session's state as new (COM_RESET_CONNECTION): rollback; temporary tables, variables, settings, locks, statements dropped. */
     public function reset(?Cancellation $cancellation = null): void
     {
         $this->begin($cancellation);
@@ -268,10 +268,7 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         return $this->state !== ConnectionState::Closed && ($this->status & Protocol::SERVER_STATUS_IN_TRANS) !== 0;
     }
 
-    /**
-     * Whether the session's state changed since it was opened or reset: user variables,
-     * session variables, temporary tables, the default database (session state tracking).
-     */
+    /** Whether the session's state (variables, temporary tables, the database) changed since it was opened or reset. */
     public function sessionStateChanged(): bool
     {
         return $this->sessionStateChanged;

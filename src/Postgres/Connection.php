@@ -45,6 +45,9 @@ use PgSql\Result as PgResult;
  *   set before every large send (pg_connection_busy() switches libpq back to blocking each time).
  * - pg_socket() returns a new stream object on every call: it is fetched once after connecting.
  *
+ * Over 400 lines: the libpq rules above live here, on the statement path; what is not per
+ * statement is in SessionOpener, CancelledStatement and IdleArrival.
+ *
  * @implements Link<Result>
  */
 final class Connection implements Executor, Link

@@ -40,6 +40,9 @@ use Closure;
  * No fiber of its own: the first waiter reads for everyone (the leader) and hands each reply to
  * its fiber directly (KeyedWaiters), then passes the lead on. Outside any fiber the same calls
  * run the loop, or sleep in one blocking wait when nothing else is on it.
+ *
+ * Over 400 lines: the pipelining core (queue, leader, replies, breakage) is one state machine
+ * over one socket.
  */
 final class Connection implements Executor
 {
@@ -267,10 +270,7 @@ final class Connection implements Executor
         return $this->open;
     }
 
-    /**
-     * Whether nothing is in flight and nobody reads: then what arrives now is pushes only (or
-     * the end of the stream), and isAlive() or catchUp() may read it.
-     */
+    /** Whether nothing is in flight and nobody reads: what arrives now is pushes (or the end), for isAlive()/catchUp(). */
     public function isIdle(): bool
     {
         return $this->open && !$this->leading && $this->sent === $this->received;
@@ -321,10 +321,7 @@ final class Connection implements Executor
         return $this->open;
     }
 
-    /**
-     * Waits until every command sent so far has its reply (a cancelled caller's included), at
-     * most $timeout seconds; the connection is closed when that fails.
-     */
+    /** Waits up to $timeout s until every command sent has its reply (cancelled callers' too); else closes the connection. */
     public function awaitIdle(float $timeout): void
     {
         if (!$this->open || $this->received === $this->sent) {

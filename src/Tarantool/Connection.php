@@ -35,6 +35,9 @@ use Closure;
  * idempotent are sent again. Space and index names are resolved through a schema cache; a
  * request the server refuses because the schema changed since (ER_WRONG_SCHEMA_VERSION, so it
  * never ran) is sent once more with the names read again.
+ *
+ * Over 400 lines: one short method per request the public API offers, with the retry and
+ * schema-reload rules around them.
  */
 final class Connection implements Executor
 {

@@ -31,6 +31,9 @@ use Socket;
  * format, wrap markers, bounds of every position) are RequestRing's and ResponseRing's: this
  * class does the I/O (the positions in the header, the doorbells, the lifeline) and the batching.
  *
+ * Over 400 lines: the shared-memory transport's I/O (header positions, doorbells, lifeline,
+ * batching) is one state machine; the rings' rules live in RequestRing and ResponseRing.
+ *
  * @internal
  */
 final class ShmConnection extends AbstractConnection

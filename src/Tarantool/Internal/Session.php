@@ -44,6 +44,9 @@ use Closure;
  * A request whose caller stopped waiting (cancellation, timeout) is forgotten: its late answer
  * is dropped, never handed to another fiber. A broken socket fails every waiting request.
  *
+ * Over 400 lines: the pipelined session's reader, writer, reply routing and breakage are one
+ * state machine over one socket.
+ *
  * @internal
  */
 final class Session
