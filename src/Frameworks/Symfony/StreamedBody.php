@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Frameworks\Symfony;
 
+use Bobbin\Http\Message\ProducedWhileSent;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\DeferredFuture;
@@ -31,6 +32,8 @@ use Psr\Http\Message\StreamInterface;
  */
 final class StreamedBody implements StreamInterface
 {
+    use ProducedWhileSent;
+
     private string $buffer = '';
     private bool $started = false;
     private bool $ended = false;
@@ -95,18 +98,6 @@ final class StreamedBody implements StreamInterface
         }
     }
 
-    public function detach()
-    {
-        $this->close();
-
-        return null;
-    }
-
-    public function getSize(): ?int
-    {
-        return null;
-    }
-
     public function tell(): int
     {
         return $this->position;
@@ -115,36 +106,6 @@ final class StreamedBody implements StreamInterface
     public function eof(): bool
     {
         return $this->ended && $this->buffer === '';
-    }
-
-    public function isSeekable(): bool
-    {
-        return false;
-    }
-
-    public function seek(int $offset, int $whence = \SEEK_SET): void
-    {
-        throw new \RuntimeException('A streamed response body is not seekable');
-    }
-
-    public function rewind(): void
-    {
-        throw new \RuntimeException('A streamed response body is not seekable');
-    }
-
-    public function isWritable(): bool
-    {
-        return false;
-    }
-
-    public function write(string $string): int
-    {
-        throw new \RuntimeException('A streamed response body is not writable');
-    }
-
-    public function isReadable(): bool
-    {
-        return true;
     }
 
     public function read(int $length): string

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Legacy;
 
+use Bobbin\Http\Message\ProducedWhileSent;
 use Closure;
 use Psr\Http\Message\StreamInterface;
 
@@ -19,6 +20,8 @@ use Psr\Http\Message\StreamInterface;
  */
 final class ScriptOutputStream implements StreamInterface
 {
+    use ProducedWhileSent;
+
     private bool $ended = false;
     private bool $closed = false;
 
@@ -71,51 +74,9 @@ final class ScriptOutputStream implements StreamInterface
         $this->pending = '';
     }
 
-    public function detach()
-    {
-        $this->close();
-
-        return null;
-    }
-
-    public function getSize(): ?int
-    {
-        return null;
-    }
-
     public function tell(): int
     {
         throw new \RuntimeException('A script\'s streamed output has no position');
-    }
-
-    public function isSeekable(): bool
-    {
-        return false;
-    }
-
-    public function seek(int $offset, int $whence = \SEEK_SET): void
-    {
-        throw new \RuntimeException('A script\'s streamed output cannot seek');
-    }
-
-    public function rewind(): void
-    {
-        throw new \RuntimeException('A script\'s streamed output cannot rewind');
-    }
-
-    public function isWritable(): bool
-    {
-        return false;
-    }
-
-    public function write(string $string): int
-    {
-        throw new \RuntimeException('A script\'s streamed output is read-only');
-    }
-
-    public function isReadable(): bool
-    {
-        return true;
     }
 
     public function getContents(): string

@@ -29,6 +29,8 @@ use Psr\Http\Message\StreamInterface;
  */
 final class GeneratorStream implements StreamInterface
 {
+    use ProducedWhileSent;
+
     private ?\Generator $generator = null;
     /** @var (Closure(): iterable<mixed>)|null what makes the generator, until the first read */
     private ?Closure $source;
@@ -65,18 +67,6 @@ final class GeneratorStream implements StreamInterface
         $this->buffer = '';
     }
 
-    public function detach()
-    {
-        $this->close();
-
-        return null;
-    }
-
-    public function getSize(): ?int
-    {
-        return null;
-    }
-
     public function tell(): int
     {
         return $this->position;
@@ -85,36 +75,6 @@ final class GeneratorStream implements StreamInterface
     public function eof(): bool
     {
         return $this->ended && $this->buffer === '';
-    }
-
-    public function isSeekable(): bool
-    {
-        return false;
-    }
-
-    public function seek(int $offset, int $whence = \SEEK_SET): void
-    {
-        throw new \RuntimeException('A GeneratorStream is not seekable');
-    }
-
-    public function rewind(): void
-    {
-        throw new \RuntimeException('A GeneratorStream is not seekable');
-    }
-
-    public function isWritable(): bool
-    {
-        return false;
-    }
-
-    public function write(string $string): int
-    {
-        throw new \RuntimeException('A GeneratorStream is not writable');
-    }
-
-    public function isReadable(): bool
-    {
-        return true;
     }
 
     /** The next piece the generator yields (up to $length bytes of it); '' once it has ended. */
