@@ -13,7 +13,10 @@ declare(strict_types=1);
  * PHP, executing A and then B statements after the same warm-up; (instructions(B) -
  * instructions(A)) / (B - A) leaves out start-up, compilation and shutdown. select is
  * bench/mysql/run.php's point SELECT by primary key (four columns), insert an INSERT of three
- * parameters into an AUTO_INCREMENT table reading the generated id. ours is the pool in a
+ * parameters into an AUTO_INCREMENT table reading the generated id, cycle the point SELECT as
+ * CACHE + 1 distinct statements (a comment tells them apart) taken in turn over a statement cache
+ * of CACHE (--cache=16): every statement misses, prepares and evicts the least recently used
+ * (mysqli prepares, runs and closes each one). ours is the pool in a
  * plain script, fiber the same inside one fiber, connection one Connection without the pool,
  * mysqli bind_param + execute (+ get_result +
  * fetch_assoc for the select). Counts are user space only: system calls cost both clients
@@ -36,14 +39,15 @@ require \dirname(__DIR__, 2) . '/vendor/autoload.php';
 const WARM_UP = 1000;
 const TABLE = 'bench_mysql_instructions';
 
-$options = \getopt('', ['statements::', 'only::', 'clients::', 'keep::', 'jit::', 'child::', 'count::', 'url::']);
+$options = \getopt('', ['statements::', 'only::', 'clients::', 'keep::', 'jit::', 'child::', 'count::', 'url::', 'cache::']);
+$cache = \max(1, (int) ($options['cache'] ?? 16));
 $root = \dirname(__DIR__, 2);
 $url = (string) ($options['url'] ?? (\getenv('BOBBIN_TEST_MYSQL_URL') ?: \trim((string) \shell_exec(\escapeshellarg("$root/scripts/mysql") . ' url'))));
 
 if (isset($options['child'])) {
     Async::installLoopDriver();
     [$client, $kind] = \explode(':', (string) $options['child']);
-    runChild($client, $kind, (int) $options['count'], $url);
+    runChild($client, $kind, (int) $options['count'], $url, $cache);
     exit(0);
 }
 
@@ -72,7 +76,7 @@ foreach ($kinds as $kind) {
             // Retried: the shared test server's other users may kill this session meanwhile.
             for ($attempt = 1; ; $attempt++) {
                 try {
-                    $counts[$n] = countInstructions($url, "$client:$kind", $n, $keep, $jit);
+                    $counts[$n] = countInstructions($url, "$client:$kind", $n, $keep, $jit, $cache);
                     break;
                 } catch (\RuntimeException $e) {
                     if ($attempt === 3) {
@@ -96,7 +100,7 @@ foreach ($results as $kind => $byClient) {
 }
 echo \json_encode($results), "\n";
 
-function countInstructions(string $url, string $variant, int $count, ?string $keep, string $jit): int
+function countInstructions(string $url, string $variant, int $count, ?string $keep, string $jit, int $cache): int
 {
     $out = \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
     $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
@@ -105,7 +109,7 @@ function countInstructions(string $url, string $variant, int $count, ?string $ke
     }
     $command = [
         'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out,
-        ...$php, __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url,
+        ...$php, __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url, '--cache=' . $cache,
     ];
     $process = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
     \assert(\is_resource($process));
@@ -146,16 +150,32 @@ function connectMysqli(string $url): mysqli
     return new mysqli((string) ($parts['host'] ?? 'localhost'), \urldecode((string) ($parts['user'] ?? '')), \urldecode((string) ($parts['pass'] ?? '')), \ltrim((string) ($parts['path'] ?? ''), '/'), (int) ($parts['port'] ?? 0), (string) ($query['unix_socket'] ?? ''));
 }
 
-function runChild(string $client, string $kind, int $count, string $url): void
+function runChild(string $client, string $kind, int $count, string $url, int $cache): void
 {
     $select = 'SELECT id, name, price, active FROM ' . TABLE . '_items WHERE id = ?';
+    $cycle = [];
+    for ($k = 0; $k <= $cache; $k++) {
+        $cycle[] = "$select /* $k */";
+    }
     $insert = 'INSERT INTO ' . TABLE . '_log (name, price, active) VALUES (?, ?, ?)';
     $sink = 0;
     if ($client === 'mysqli') {
         $db = connectMysqli($url);
-        $stmt = $db->prepare($kind === 'select' ? $select : $insert);
+        $stmt = $db->prepare($kind === 'insert' ? $insert : $select);
         \assert($stmt !== false);
-        $loop = $kind === 'select'
+        $loop = $kind === 'cycle'
+            ? static function (int $n) use ($db, $cycle, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $id = $i % 1000 + 1;
+                    $stmt = $db->prepare($cycle[$i % \count($cycle)]);
+                    \assert($stmt !== false);
+                    $stmt->bind_param('i', $id);
+                    $stmt->execute();
+                    $sink += \count((array) $stmt->get_result()->fetch_assoc());
+                    $stmt->close();
+                }
+            }
+            : ($kind === 'select'
             ? static function (int $n) use ($stmt, &$sink): void {
                 for ($i = 0; $i < $n; $i++) {
                     $id = $i % 1000 + 1;
@@ -173,11 +193,18 @@ function runChild(string $client, string $kind, int $count, string $url): void
                     $stmt->execute();
                     $sink += $stmt->insert_id;
                 }
-            };
+            });
     } else {
         // connection: one Connection, no pool (what the pool's checkout costs is the difference).
-        $pool = $client === 'connection' ? Connection::connect($url) : new ConnectionPool(PoolConfig::fromUrl($url, maxSize: 1));
-        $loop = $kind === 'select'
+        $config = PoolConfig::fromUrl($url, maxSize: 1, statementCacheSize: $kind === 'cycle' ? $cache : 256);
+        $pool = $client === 'connection' ? Connection::connect($config->connection) : new ConnectionPool($config);
+        $loop = $kind === 'cycle'
+            ? static function (int $n) use ($pool, $cycle, &$sink): void {
+                for ($i = 0; $i < $n; $i++) {
+                    $sink += \count((array) $pool->queryOne($cycle[$i % \count($cycle)], [$i % 1000 + 1]));
+                }
+            }
+            : ($kind === 'select'
             ? static function (int $n) use ($pool, $select, &$sink): void {
                 for ($i = 0; $i < $n; $i++) {
                     $sink += \count((array) $pool->queryOne($select, [$i % 1000 + 1]));
@@ -187,7 +214,7 @@ function runChild(string $client, string $kind, int $count, string $url): void
                 for ($i = 0; $i < $n; $i++) {
                     $sink += (int) $pool->query($insert, ['item', '1.50', $i & 1])->lastInsertId;
                 }
-            };
+            });
         if ($client === 'fiber') {
             $inner = $loop;
             $loop = static fn (int $n) => Async::run(static fn () => $inner($n))->await();

@@ -19,14 +19,15 @@ use Bobbin\Mysql\Exception\ProtocolException;
 use Bobbin\Mysql\Exception\QueryException;
 use Bobbin\Mysql\Internal\ErrorFactory;
 use Bobbin\Mysql\Internal\ParameterEncoder;
+use Bobbin\Mysql\Internal\PendingCloses;
 use Bobbin\Mysql\Internal\PreparedStatement;
 use Bobbin\Mysql\Internal\Protocol;
 use Bobbin\Mysql\Internal\ResponseReader;
 use Bobbin\Mysql\Internal\ServerGreeting;
 use Bobbin\Mysql\Internal\SessionOpener;
-use Bobbin\Mysql\Internal\StatementCache;
 use Bobbin\Mysql\Internal\Transport;
 use Bobbin\Pool\ReadStatement;
+use Bobbin\Sql\StatementCache;
 use Closure;
 
 /**
@@ -65,7 +66,9 @@ final class Connection implements Executor, \Bobbin\Sql\Link
      * @var ConnectionState
      */
     private $state = ConnectionState::Idle;
+    /** @var StatementCache<PreparedStatement> */
     private readonly StatementCache $statements;
+    private readonly PendingCloses $closes;
     private string $closeReason = 'The connection was closed';
     /** The response an abandoned statement left unread, finished by drain(). */
     private ?ResponseReader $unfinished = null;
@@ -95,7 +98,7 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         int $mariadbCapabilities,
     ) {
         $this->openedAt = $this->lastUsedAt = \microtime(true);
-        $this->statements = new StatementCache($config->statementCacheSize);
+        $this->statements = new StatementCache($config->statementCacheSize, ($this->closes = new PendingCloses())->add(...));
         $this->cachesStatements = $this->statements->isEnabled();
         $this->deprecateEof = ($capabilities & Protocol::CLIENT_DEPRECATE_EOF) !== 0;
         $this->extendedMetadata = ($mariadbCapabilities & Protocol::MARIADB_CLIENT_EXTENDED_METADATA) !== 0;
@@ -146,18 +149,17 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         $timeout = $this->config->queryTimeout;
         $deadline = $timeout === null ? null : \microtime(true) + $timeout;
         $statement = null;
-        $statements = $this->statements;
         try {
-            $statement = $statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
+            $statement = $this->statements->get($sql) ?? $this->prepare($sql, $deadline, $cancellation);
             $reader = $this->exchange(ParameterEncoder::execute($statement->id, $statement->parameterCount, $params), true, $sql, $deadline, $cancellation, false, $statement);
             if ($reader->error !== null && $reader->error->code === self::UNKNOWN_STATEMENT) {
                 // The server dropped the statement (nothing ran): prepare it again and run it.
-                $statements->forget($sql);
+                $this->statements->forget($sql);
                 $statement = $this->prepare($sql, $deadline, $cancellation);
                 $reader = $this->executePrepared($statement, $params, $sql, $deadline, $cancellation);
             }
             if (!$this->cachesStatements) {
-                $statements->closeLater($statement);
+                $this->closes->add($statement);
                 $statement = null;
             }
             $result = $reader->error === null && $reader->localInfileRequest === null ? $reader->onlyResult() : null;
@@ -165,7 +167,7 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         } catch (\Throwable $error) {
             if ($statement !== null && !$this->cachesStatements) {
                 // Cancelled while it ran: closed all the same, with the first command after the drain.
-                $statements->closeLater($statement);
+                $this->closes->add($statement);
             }
             $this->settle();
             throw $error;
@@ -219,6 +221,7 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         try {
             $this->resultOf($this->exchange(\chr(Protocol::COM_RESET_CONNECTION), false, 'COM_RESET_CONNECTION', null, $cancellation), 'COM_RESET_CONNECTION');
             $this->statements->clear();
+            $this->closes->clear();
         } finally {
             $this->settle();
         }
@@ -394,8 +397,8 @@ final class Connection implements Executor, \Bobbin\Sql\Link
         $reader = new ResponseReader($binary, $this->deprecateEof, $this->extendedMetadata, $this->config->decodeJson, $prepare, $this->cacheMetadata, $statement);
         $transport = $this->transport;
         $bytes = $transport->packets->frameCommand($payload);
-        if ($this->statements->pendingCloses !== '') {
-            $bytes = $this->statements->takePendingCloses() . $bytes;
+        if ($this->closes->packets !== '') {
+            $bytes = $this->closes->take() . $bytes;
         }
         $sent = false;
         try {

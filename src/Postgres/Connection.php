@@ -21,10 +21,13 @@ use Bobbin\Postgres\Exception\QueryException;
 use Bobbin\Postgres\Internal\CancelledStatement;
 use Bobbin\Postgres\Internal\ErrorFactory;
 use Bobbin\Postgres\Internal\IdleArrival;
+use Bobbin\Postgres\Internal\PendingDeallocations;
+use Bobbin\Postgres\Internal\PreparedStatement;
 use Bobbin\Postgres\Internal\SessionOpener;
 use Bobbin\Postgres\Internal\ValueConverter;
 use Bobbin\Sql\IsolationLevel as SqlIsolationLevel;
 use Bobbin\Sql\Link;
+use Bobbin\Sql\StatementCache;
 use Closure;
 use PgSql\Connection as PgConnection;
 use PgSql\Result as PgResult;
@@ -64,8 +67,9 @@ final class Connection implements Executor, Link
 
     /** @var ConnectionState */
     private $state = ConnectionState::Idle;
-    /** @var array<string, array{string, array<string, int>|null}> SQL text => [statement name, column kinds] */
-    private array $statements = [];
+    /** @var StatementCache<PreparedStatement> */
+    private readonly StatementCache $statements;
+    private readonly PendingDeallocations $deallocations;
     /** @var int */
     private $statementSequence = 0;
     /** @var Future<mixed>|null */
@@ -94,6 +98,7 @@ final class Connection implements Executor, Link
         private readonly ConnectionConfig $config,
     ) {
         $this->openedAt = $this->lastUsedAt = \microtime(true);
+        $this->statements = new StatementCache($config->statementCacheSize, ($this->deallocations = new PendingDeallocations())->add(...));
     }
 
     public function __destruct()
@@ -142,9 +147,9 @@ final class Connection implements Executor, Link
                 $result = $this->roundTrip(self::SEND_PARAMS, $sql, '', $params, $cancellation, $deadline);
                 $kinds = ValueConverter::columnKinds($result, $this->config->decodeJson);
             } else {
-                $statement = $this->statements[$sql] ?? $this->prepare($sql, $cancellation, $deadline);
+                $statement = $this->statements->get($sql) ?? $this->prepare($sql, $cancellation, $deadline);
                 try {
-                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement[0], $params, $cancellation, $deadline);
+                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement->name, $params, $cancellation, $deadline);
                 } catch (QueryException $e) {
                     if (!self::invalidatesStatement($e)) {
                         throw $e;
@@ -152,14 +157,14 @@ final class Connection implements Executor, Link
                     // The cached statement no longer fits (its result columns changed with the
                     // schema, or DISCARD/DEALLOCATE removed it): forget it. Outside a transaction
                     // the statement had no effect and is simply prepared and run again.
-                    unset($this->statements[$sql]);
+                    $this->statements->forget($sql);
                     if (\pg_transaction_status($this->handle) !== \PGSQL_TRANSACTION_IDLE) {
                         throw $e;
                     }
                     $statement = $this->prepare($sql, $cancellation, $deadline);
-                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement[0], $params, $cancellation, $deadline);
+                    $result = $this->roundTrip(self::SEND_EXECUTE, $sql, $statement->name, $params, $cancellation, $deadline);
                 }
-                $kinds = $statement[1] ?? ($this->statements[$sql][1] = ValueConverter::columnKinds($result, $this->config->decodeJson));
+                $kinds = $statement->kinds ?? ($statement->kinds = ValueConverter::columnKinds($result, $this->config->decodeJson));
             }
             $rows = ValueConverter::rows($result, $kinds);
             $answer = new Result($rows, \pg_affected_rows($result), (string) \pg_result_status($result, \PGSQL_STATUS_STRING));
@@ -254,7 +259,7 @@ final class Connection implements Executor, Link
     /** Prepared statements currently cached on this session. */
     public function cachedStatements(): int
     {
-        return \count($this->statements);
+        return $this->statements->count();
     }
 
     /**
@@ -318,25 +323,22 @@ final class Connection implements Executor, Link
         $this->canceller = $canceller;
     }
 
-    /** @return array{string, array<string, int>|null} */
-    private function prepare(string $sql, ?Cancellation $cancellation, ?float $deadline): array
+    /** Prepares $sql and caches it, the least recently used statement deallocated first if the cache is full. */
+    private function prepare(string $sql, ?Cancellation $cancellation, ?float $deadline): PreparedStatement
     {
-        if (\count($this->statements) >= $this->config->statementCacheSize) {
-            // FIFO eviction: cheaper than LRU bookkeeping on every hit, and hot statements are
-            // simply prepared again.
-            $oldest = \array_key_first($this->statements);
-            $name = $this->statements[$oldest][0];
-            unset($this->statements[$oldest]);
+        $this->statements->makeRoom();
+        if (($deallocate = $this->deallocations->take()) !== '') {
             try {
-                $this->roundTrip(self::SEND_SIMPLE, 'DEALLOCATE ' . $name, '', [], $cancellation, $deadline);
+                $this->roundTrip(self::SEND_SIMPLE, $deallocate, '', [], $cancellation, $deadline);
             } catch (QueryException) {
                 // In an aborted transaction DEALLOCATE fails too; the unused statement is harmless.
             }
         }
-        $name = 'bobbin_' . ++$this->statementSequence;
-        $this->roundTrip(self::SEND_PREPARE, $sql, $name, [], $cancellation, $deadline);
+        $statement = new PreparedStatement('bobbin_' . ++$this->statementSequence);
+        $this->roundTrip(self::SEND_PREPARE, $sql, $statement->name, [], $cancellation, $deadline);
+        $this->statements->add($sql, $statement);
 
-        return $this->statements[$sql] = [$name, null];
+        return $statement;
     }
 
     /**
@@ -579,7 +581,7 @@ final class Connection implements Executor, Link
             return;
         }
         $this->handleClosed = true;
-        $this->statements = [];
+        $this->statements->clear();
         $this->idlePeek = null;
         $this->watcher->close();
         if ($unfinished && \function_exists('socket_import_stream')) {

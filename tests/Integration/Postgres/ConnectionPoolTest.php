@@ -247,6 +247,24 @@ final class ConnectionPoolTest extends PostgresTestCase
         }
     }
 
+    public function testTheLeastRecentlyUsedStatementIsTheOneDeallocatedWhenTheCacheIsFull(): void
+    {
+        $pool = $this->pool(maxSize: 1, statementCacheSize: 2);
+        $connection = $pool->acquire();
+        try {
+            $connection->query('SELECT 1 AS hot');
+            $connection->query('SELECT 2 AS cold');
+            $connection->query('SELECT 1 AS hot');
+            $connection->query('SELECT 3 AS new');
+
+            // Over the simple protocol: a prepared check would take a place in the cache itself.
+            $prepared = $connection->command('SELECT statement FROM pg_prepared_statements ORDER BY statement');
+            self::assertSame(['SELECT 1 AS hot', 'SELECT 3 AS new'], \array_column($prepared->rows, 'statement'));
+        } finally {
+            $pool->release($connection);
+        }
+    }
+
     public function testACachedStatementIsPreparedAgainWhenTheSchemaChangesItsResult(): void
     {
         $table = $this->createTable('id int');
