@@ -80,9 +80,17 @@ final class EndOfTurnWriter
         $this->schedule();
     }
 
-    /** The owner's socket is gone: nothing is written until attach(). */
-    public function detach(): void
+    /**
+     * The owner's socket is gone: nothing is written until attach(). With $stream, only if that
+     * is the socket attached (a socket closing after a newer one was attached leaves it be).
+     *
+     * @param resource|null $stream
+     */
+    public function detach(mixed $stream = null): void
     {
+        if ($stream !== null && $stream !== $this->stream) {
+            return;
+        }
         $this->stream = null;
         $this->watcher = null;
     }

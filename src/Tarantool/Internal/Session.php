@@ -451,6 +451,7 @@ final class Session
             return;
         }
         $this->broken = $error;
+        // @phpstan-ignore property.uninitializedReadonly (the writer reports a failure only after the constructor)
         $this->writer->fail($error);
         $this->watcher->close();
         @\fclose($this->stream);
