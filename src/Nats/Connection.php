@@ -7,6 +7,7 @@ namespace Bobbin\Nats;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Nats\Exception\ConnectionClosedException;
 use Bobbin\Nats\Exception\ConnectionLostException;
@@ -23,7 +24,6 @@ use Bobbin\Nats\Internal\MessageBuffer;
 use Bobbin\Nats\Internal\PongWaiters;
 use Bobbin\Nats\Internal\ReplyRouter;
 use Bobbin\Nats\Internal\SubscriptionTable;
-use Bobbin\Nats\Internal\WriteBatcher;
 use Bobbin\Nats\JetStream\JetStream;
 use Closure;
 
@@ -52,7 +52,7 @@ final class Connection
     private const PUBLISH_PREFIXES = 1024;
 
     private readonly Link $link;
-    private readonly WriteBatcher $writer;
+    private readonly EndOfTurnWriter $writer;
     private readonly SubscriptionTable $subscriptions;
     private readonly ReplyRouter $replies;
     private readonly PongWaiters $pongs;
@@ -64,7 +64,13 @@ final class Connection
 
     private function __construct(public readonly ConnectionConfig $config, Handshake $handshake)
     {
-        $this->writer = new WriteBatcher($config->maxPendingBytes);
+        // A burst of publishes is written once 64 KB are queued, while the rest is being built (as
+        // the C client flushes its 32 KB buffer when full); a broken write closes the socket, the
+        // reader notices and reconnects.
+        $this->writer = new EndOfTurnWriter(function (): void {
+            // @phpstan-ignore property.uninitializedReadonly (called on a broken write, after the constructor)
+            $this->link->closeSocket();
+        }, $config->maxPendingBytes, 65_536);
         $this->subscriptions = new SubscriptionTable();
         $this->replies = new ReplyRouter();
         $this->pongs = new PongWaiters();
@@ -137,7 +143,7 @@ final class Connection
         );
         $this->subscriptions->add($subscription);
         if ($this->link->state === ConnectionState::Connected) {
-            $this->writer->add($command);
+            $this->writer->append($command);
         }
 
         return $subscription;
@@ -173,7 +179,7 @@ final class Connection
             );
         } finally {
             $this->replies->forget($token);
-            $this->writer->queue->forget($token);
+            $this->writer->forget($token);
         }
         if ($message->status() === 503) {
             throw new NoRespondersException(\sprintf('Nobody subscribes to %s: the request was not handled', $subject));
@@ -216,7 +222,7 @@ final class Connection
             $this->link->awaitReconnect($timeout ?? $this->config->requestTimeout, $cancellation);
         }
         $pong = $this->pongs->expect();
-        $this->writer->add(Commands::PING);
+        $this->writer->append(Commands::PING);
         BoundedWait::await(
             $pong->future(),
             $timeout ?? $this->config->requestTimeout,
@@ -269,7 +275,7 @@ final class Connection
             $this->subscriptions->dropped(),
             $this->subscriptions->count(),
             $this->replies->count(),
-            $this->writer->queue->pendingBytes(),
+            $this->writer->pendingBytes(),
         );
     }
 
@@ -278,13 +284,13 @@ final class Connection
     {
         if ($this->link->state !== ConnectionState::Connected) {
             $this->assertOpen();
-            if ($this->writer->queue->pendingBytes() + \strlen($command) > $this->config->reconnectBufferBytes) {
+            if ($this->writer->pendingBytes() + \strlen($command) > $this->config->reconnectBufferBytes) {
                 throw new ConnectionLostException(\sprintf('The connection to NATS (%s) is down and its reconnect buffer of %d bytes is full: nothing was sent', $this->config->describe(), $this->config->reconnectBufferBytes));
             }
         } elseif ($this->writer->isFull()) {
             $this->writer->awaitRoom($cancellation);
         }
-        $this->writer->publish($command, $token);
+        $this->writer->appendEager($command, $token);
         $this->outBytes += \strlen($command);
     }
 
@@ -311,7 +317,7 @@ final class Connection
             $subscription->max = $max;
         }
         if ($this->link->state === ConnectionState::Connected) {
-            $this->writer->add(Commands::unsubscribe($subscription->sid, $max));
+            $this->writer->append(Commands::unsubscribe($subscription->sid, $max));
         }
     }
 
@@ -322,7 +328,7 @@ final class Connection
         }
         // Still routed while the UNSUB is on its way: what the server sends before it lands in the buffer.
         if ($this->link->state === ConnectionState::Connected) {
-            $this->writer->add(Commands::unsubscribe($subscription->sid, null));
+            $this->writer->append(Commands::unsubscribe($subscription->sid, null));
         }
         $this->subscriptions->startDraining($subscription->sid);
         try {
@@ -339,7 +345,7 @@ final class Connection
         if (!$this->replies->isSubscribed()) {
             $command = $this->replies->subscribe($this->subscriptions->newSid(), self::randomToken());
             if ($this->link->state === ConnectionState::Connected) {
-                $this->writer->queue->add($command);
+                $this->writer->append($command);
             }
         }
 

@@ -98,4 +98,10 @@ final class Commands
             throw new \InvalidArgumentException(\sprintf('The %s %s is empty or holds whitespace or control characters', $what, \json_encode($token)));
         }
     }
+
+    /** Whether a queued command is still wanted on the next connection after a disconnect (publishes are). */
+    public static function survivesReconnect(string $command): bool
+    {
+        return $command !== self::PING && $command !== self::PONG && !\str_starts_with($command, 'SUB ') && !\str_starts_with($command, 'UNSUB ');
+    }
 }

@@ -7,6 +7,7 @@ namespace Bobbin\Nats\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancellationSource;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\Timer;
@@ -53,7 +54,7 @@ final class Link
     public function __construct(
         private readonly ConnectionConfig $config,
         Handshake $handshake,
-        private readonly WriteBatcher $writer,
+        private readonly EndOfTurnWriter $writer,
         private readonly SubscriptionTable $subscriptions,
         private readonly ReplyRouter $replies,
         private readonly PongWaiters $pongs,
@@ -64,7 +65,7 @@ final class Link
         $this->closing = new CancellationSource();
         $this->errorHandler = static function (NatsException $error): void {
         };
-        $writer->attach($this->socket);
+        $this->socket->attachWriter($writer);
         Async::run($this->read(...))->ignore();
         if ($config->pingInterval > 0) {
             $this->keepAlive = Timer::every($config->pingInterval, $this->ping(...))->unreference();
@@ -90,6 +91,12 @@ final class Link
             $cancellation,
             fn (CancelledException $cancelled): \Throwable => new ConnectionLostException(\sprintf('The connection to NATS (%s) is down and did not come back within %s s', $this->config->describe(), \round($timeout, 3)), 0, $cancelled),
         );
+    }
+
+    /** A write broke the socket (EndOfTurnWriter's failure): the reader notices and reconnects. */
+    public function closeSocket(): void
+    {
+        $this->socket->close();
     }
 
     /** The end: the socket closed, every waiting fiber gets $reason. */
@@ -171,7 +178,7 @@ final class Link
     {
         switch ($frame->kind) {
             case FrameKind::Ping:
-                $this->writer->add(Commands::PONG);
+                $this->writer->append(Commands::PONG);
                 break;
             case FrameKind::Pong:
                 $this->pongs->pong();
@@ -197,9 +204,12 @@ final class Link
         $why = $this->staleReason ?? $reason->getMessage();
         $this->staleReason = null;
         $lost = new ConnectionLostException(\sprintf('The connection to NATS (%s) broke while this was in flight (%s); it may or may not have been handled', $this->config->describe(), $why));
-        $this->replies->interrupt($lost, $this->writer->queue);
+        $this->replies->interrupt($lost, $this->writer);
         $this->pongs->fail($lost);
-        $this->writer->queue->afterDisconnect();
+        // The batch in part written is gone with the socket; PING, PONG, SUB and UNSUB are dropped
+        // (the handshake pings afresh and the subscriptions are sent again from the table);
+        // publishes not sent yet stay for the new connection.
+        $this->writer->discardInFlight(Commands::survivesReconnect(...));
     }
 
     private function reconnect(): void
@@ -222,14 +232,14 @@ final class Link
         // Before anything else queued: the inbox and every subscription again.
         $commands = $this->replies->resubscribeCommand() . $this->subscriptions->resubscribeCommands();
         if ($commands !== '') {
-            $this->writer->queue->addFirst($commands);
+            $this->writer->prepend($commands);
         }
         $waiters = $this->reconnectWaiters;
         $this->reconnectWaiters = [];
         foreach ($waiters as $waiter) {
             $waiter->complete();
         }
-        $this->writer->attach($this->socket);
+        $this->socket->attachWriter($this->writer);
     }
 
     /** @param array<string, mixed> $info */
@@ -252,6 +262,6 @@ final class Link
             return;
         }
         $this->pongs->keepAliveSent();
-        $this->writer->add(Commands::PING);
+        $this->writer->append(Commands::PING);
     }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Nats\Internal;
 
 use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Nats\Exception\SubscriptionClosedException;
 use Bobbin\Nats\Inbox;
 use Bobbin\Nats\Message;
@@ -79,7 +80,7 @@ final class ReplyRouter
     }
 
     /** The socket broke: requests whose bytes may have reached the server fail, inboxes that asked are interrupted. */
-    public function interrupt(\Throwable $lost, OutboundQueue $queue): void
+    public function interrupt(\Throwable $lost, EndOfTurnWriter $queue): void
     {
         foreach ($this->waiting as $token => $waiting) {
             if ($waiting instanceof Inbox) {

@@ -8,6 +8,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
 use Bobbin\Async\ConnectTarget;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
@@ -33,6 +34,7 @@ final class Socket
     private readonly StreamWatcher $watcher;
     private bool $encrypted = false;
     private bool $closed = false;
+    private ?EndOfTurnWriter $writer = null;
 
     /** @param resource $stream */
     private function __construct(private readonly mixed $stream)
@@ -133,6 +135,13 @@ final class Socket
         return $this->closed;
     }
 
+    /** $writer writes to this socket from now on, until it closes. */
+    public function attachWriter(EndOfTurnWriter $writer): void
+    {
+        $this->writer = $writer;
+        $writer->attach($this->stream, $this->watcher);
+    }
+
     /** Closes the socket; a fiber waiting on it gets ConnectionLostException. */
     public function close(): void
     {
@@ -140,6 +149,7 @@ final class Socket
             return;
         }
         $this->closed = true;
+        $this->writer?->detach($this->stream); // never a write to a closed stream
         $this->watcher->close();
         @\fclose($this->stream);
     }

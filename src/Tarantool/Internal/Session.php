@@ -10,6 +10,7 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\ConnectFailedException;
 use Bobbin\Async\ConnectTarget;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
@@ -71,10 +72,8 @@ final class Session
     /** @var int the schema version of the server's last answer */
     public $schemaVersion = 0;
     public ?Greeting $greeting = null;
-    /** @var string */
-    private $outbox = '';
-    private bool $flushQueued = false;
-    private bool $writerRunning = false;
+    /** Requests asked while somebody reads leave together at the end of the loop turn. */
+    private readonly EndOfTurnWriter $writer;
     /** @var bool */
     private $reading = false;
     /** @var int */
@@ -96,6 +95,8 @@ final class Session
         $this->parser = new FrameParser($decoder);
         $this->waiters = new KeyedWaiters();
         $this->peek = new IdleSocketPeek($stream);
+        $this->writer = new EndOfTurnWriter($this->brokeWhileSending(...));
+        $this->writer->attach($stream, $this->watcher);
         $this->encoder = $encoder;
         $this->openedAt = $this->lastUsedAt = \microtime(true);
     }
@@ -175,11 +176,14 @@ final class Session
         // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         $frame = $this->encoder->frame($type, $sync, $body, $schemaVersion, $streamId);
         try {
-            $this->send($frame);
+            // Others wait too (somebody reads): everything asked during this turn goes out in one write after it.
+            $this->writer->write($frame, $this->reading);
             $response = $this->await($sync, $cancellation);
         } catch (\Throwable $e) {
             if ($e instanceof CancelledException) {
-                $this->withdraw($frame); // still in the outgoing buffer: never sent (the contract suite)
+                // Still in the outgoing buffer (queued behind others in this turn): never sent (the
+                // contract suite). Its sync id in the header makes the frame unique there.
+                $this->writer->withdraw($frame);
             }
             $this->forget($sync);
             throw $e;
@@ -297,79 +301,9 @@ final class Session
         return $greeting;
     }
 
-    private function send(string $frame): void
+    private function brokeWhileSending(?\Throwable $cause): void
     {
-        if ($this->reading || $this->outbox !== '' || $this->writerRunning) {
-            // Others wait too: everything asked during this tick goes out in one write after it.
-            $this->outbox .= $frame;
-            if (!$this->flushQueued && !$this->writerRunning) {
-                $this->flushQueued = true;
-                Async::defer($this->flushQueued(...));
-            }
-
-            return;
-        }
-        $this->write($frame);
-    }
-
-    /**
-     * A request cancelled while its frame still waits in the outbox (queued behind others in
-     * this tick) is never sent. Its sync id in the header makes the frame unique there; a frame
-     * the writer sent in part is in the outbox only in part, so it never matches.
-     */
-    private function withdraw(string $frame): void
-    {
-        $at = $this->outbox === '' ? false : \strpos($this->outbox, $frame);
-        if ($at !== false) {
-            $this->outbox = \substr_replace($this->outbox, '', $at, \strlen($frame));
-        }
-    }
-
-    private function flushQueued(): void
-    {
-        $this->flushQueued = false;
-        if ($this->writerRunning || $this->outbox === '' || $this->broken !== null) {
-            return;
-        }
-        $bytes = $this->outbox;
-        $this->outbox = '';
-        $this->write($bytes);
-    }
-
-    private function write(string $bytes): void
-    {
-        $written = @\fwrite($this->stream, $bytes);
-        if ($written === false) {
-            $this->fail(new ConnectionLostException('The connection broke while sending'));
-
-            return;
-        }
-        if ($written < \strlen($bytes)) {
-            // The socket buffer is full: a writer fiber sends the rest as it drains.
-            $this->outbox = \substr($bytes, $written) . $this->outbox;
-            $this->writerRunning = true;
-            Async::run($this->drainOutbox(...))->ignore();
-        }
-    }
-
-    private function drainOutbox(): void
-    {
-        try {
-            while ($this->outbox !== '' && $this->broken === null) {
-                $this->watcher->awaitWritable();
-                $written = @\fwrite($this->stream, $this->outbox);
-                if ($written === false) {
-                    $this->fail(new ConnectionLostException('The connection broke while sending'));
-
-                    return;
-                }
-                $this->outbox = (string) \substr($this->outbox, $written);
-            }
-        } catch (\Throwable $e) {
-            $this->fail(new ConnectionLostException('The connection broke while sending: ' . $e->getMessage()));
-        } finally {
-            $this->writerRunning = false;
-        }
+        $this->fail(new ConnectionLostException($cause === null ? 'The connection broke while sending' : 'The connection broke while sending: ' . $cause->getMessage()));
     }
 
     private function await(int $sync, ?Cancellation $cancellation): Response
@@ -517,9 +451,10 @@ final class Session
             return;
         }
         $this->broken = $error;
+        // @phpstan-ignore property.uninitializedReadonly (the writer reports a failure only after the constructor)
+        $this->writer->fail($error);
         $this->watcher->close();
         @\fclose($this->stream);
-        $this->outbox = '';
         $this->waiters->failAll($this->lost());
     }
 
