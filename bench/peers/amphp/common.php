@@ -1,0 +1,35 @@
+<?php
+
+declare(strict_types=1);
+
+/*
+ * Serves $handler with amphp/http-server on 127.0.0.1:PORT (argv[1]) in this one process until
+ * SIGINT or SIGTERM; used by hello.php and crud.php. Connection limits are raised past what the
+ * benchmark opens (the defaults allow 10 connections per IP), response compression is off.
+ */
+
+use Amp\Http\Server\DefaultErrorHandler;
+use Amp\Http\Server\RequestHandler;
+use Amp\Http\Server\SocketHttpServer;
+use Psr\Log\NullLogger;
+
+use function Amp\trapSignal;
+
+require dirname(__DIR__, 3) . '/var/peers/amphp/vendor/autoload.php';
+
+function amphp_serve(RequestHandler $handler): void
+{
+    global $argv;
+    $port = (int) ($argv[1] ?? 8080);
+    $server = SocketHttpServer::createForDirectAccess(
+        new NullLogger(),
+        enableCompression: false,
+        connectionLimit: 100_000,
+        connectionLimitPerIp: 100_000,
+        concurrencyLimit: null,
+    );
+    $server->expose('127.0.0.1:' . $port);
+    $server->start($handler, new DefaultErrorHandler());
+    trapSignal([\SIGINT, \SIGTERM]);
+    $server->stop();
+}
