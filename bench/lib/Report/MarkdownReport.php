@@ -125,6 +125,7 @@ final class MarkdownReport
             ['Fatal flood: requests that exhaust memory_limit beside healthy ones, Bobbin and nginx + PHP-FPM (issue 34)', 'docs/PROCESS.md', '## Fatal flood beside PHP-FPM, measured', 'php bench/fatal-flood/run.php'],
             ['Soak: mixed traffic with fatal requests, reloads and PostgreSQL restarts, writes checked against the database (issue 34)', 'docs/PROCESS.md', '## Soak, measured', 'php bench/soak/run.php [--quick] [--duration=S]'],
             ['Instructions and CPU seconds per hello request and per CRUD cycle, against b4b3950 (issue 17)', 'docs/HTTP.md', '## Instructions per request, counted', 'php bench/async/instructions.php ROOT [--load=crud]; php bench/async/compare.php --script=http …'],
+            ['Peers: Bobbin beside Swoole, Workerman and AMPHP, plaintext and CRUD (issue 41)', 'docs/HTTP.md', '## Beside Swoole, Workerman and AMPHP, measured', 'bench/peers/build; bench/run peers'],
             ['Floors: Bobbin beside pure-PHP servers that only answer (plaintext) or only forward prepared statements (CRUD), user and kernel CPU apart (issue 20)', 'docs/HTTP.md', '## Plaintext floor, measured', 'php bench/floor/run.php [--crud]'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],
             ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],

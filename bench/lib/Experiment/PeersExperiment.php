@@ -1,0 +1,191 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Bench\Experiment;
+
+use Bobbin\Bench\Context;
+use Bobbin\Bench\Options;
+use Bobbin\Bench\Results;
+use Bobbin\Bench\Server\BobbinServer;
+use Bobbin\Bench\Server\PeerServer;
+
+/**
+ * Bobbin beside the other PHP servers (issue 41): Swoole, Workerman and AMPHP as built by
+ * bench/peers/build, each serving bench/peers/<peer>/hello.php and crud.php. Every server on
+ * CPU 0 with one process serving (Bobbin --single-process, Swoole SWOOLE_BASE with one worker,
+ * Workerman one worker beside its idle master, AMPHP one process), the same opcache and JIT
+ * settings, the load generator and PostgreSQL on CPU 1; all variants measured in turns, and every
+ * ratio is taken within a round. Opt-in (`bench/run peers`): it needs the peers built. Its table
+ * goes into docs/HTTP.md and from there into docs/BENCHMARKS.md, so that a run of this
+ * experiment alone leaves the rest of the report as it is.
+ */
+final class PeersExperiment implements Experiment
+{
+    public const NAME = 'peers';
+    public const PEERS = ['swoole', 'workerman', 'amphp'];
+    public const CONNECTIONS = [50, 1000];
+    public const DOC = 'docs/HTTP.md';
+    public const DOC_HEADING = '## Beside Swoole, Workerman and AMPHP, measured';
+    private const BOBBIN = 'bobbin';
+
+    /** @var list<string> servers measured, Bobbin first */
+    private array $servers = [];
+
+    public function name(): string
+    {
+        return self::NAME;
+    }
+
+    public function title(): string
+    {
+        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS';
+    }
+
+    public function estimateSeconds(Options $o): float
+    {
+        return 12 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 3)) + 20;
+    }
+
+    public function run(Context $context): void
+    {
+        $context->pinSupport(Context::LOAD_CPU);
+        $root = $context->root();
+        $peers = \array_values(\array_filter(self::PEERS, static fn (string $p): bool => PeerServer::built($root, $p)));
+        foreach (\array_diff(self::PEERS, $peers) as $missing) {
+            $context->results->note(self::NAME, "$missing: not built (bench/peers/build $missing), not measured.");
+        }
+        $started = [];
+        try {
+            $hello = [self::BOBBIN => $started[] = BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/')];
+            $crud = [self::BOBBIN => $started[] = BobbinServer::start($root, self::BOBBIN, 'apps/aircraft/server.php', Context::SERVER_CPU, 1, [
+                'DATABASE_URL' => $context->database->tcpUrl('bobbin-bench-peers-bobbin'),
+                'DATABASE_POOL_MAX' => (string) CrudExperiment::POOL_MAX,
+            ], '/health')];
+            foreach ($peers as $peer) {
+                $hello[$peer] = $started[] = PeerServer::start($root, $peer, 'hello', Context::SERVER_CPU, [], '/');
+                $crud[$peer] = $started[] = PeerServer::start($root, $peer, 'crud', Context::SERVER_CPU, [
+                    'DATABASE_URL' => $context->database->tcpUrl("bobbin-bench-peers-$peer"),
+                ], '/health');
+            }
+            foreach ($started as $server) {
+                $context->results->command(self::NAME, $server->command());
+            }
+            $this->servers = \array_keys($hello);
+            $turns = [];
+            foreach (self::CONNECTIONS as $connections) {
+                foreach ($hello as $name => $server) {
+                    $turns[] = [self::NAME, self::helloVariant($name, $connections), $this->guarded($context, $name, static fn (float $s): array
+                        => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU, Context::WRK_T2, $connections))];
+                }
+            }
+            foreach ($crud as $name => $server) {
+                $turns[] = [self::NAME, self::crudVariant($name), $this->guarded($context, $name, static fn (float $s): array
+                    => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU))];
+            }
+            $context->repeatInTurns($turns);
+        } finally {
+            foreach ($started as $server) {
+                $server->stop();
+            }
+        }
+        $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension.');
+    }
+
+    /**
+     * A peer that fails a run (a crash, a refused connection) becomes a noted failure of that run,
+     * not the end of the experiment for every server.
+     *
+     * @param \Closure(float): array<string, array{float, string}> $run
+     * @return \Closure(float): array<string, array{float, string}>
+     */
+    private function guarded(Context $context, string $name, \Closure $run): \Closure
+    {
+        return static function (float $seconds) use ($context, $name, $run): array {
+            try {
+                return $run($seconds);
+            } catch (\RuntimeException $e) {
+                if (\str_starts_with($e->getMessage(), 'interrupted by signal')) {
+                    throw $e;
+                }
+                $context->results->note(self::NAME, "$name: a run failed: " . \strtok($e->getMessage(), "\n"));
+
+                return ['failed_runs' => [1.0, 'runs']];
+            }
+        };
+    }
+
+    public static function helloVariant(string $server, int $connections): string
+    {
+        return "$server hello c=$connections";
+    }
+
+    public static function crudVariant(string $server): string
+    {
+        return "$server crud";
+    }
+
+    /** The section this experiment writes into DOC: figures, per-round ratios, commands, notes. */
+    public function markdown(Results $results, string $command): string
+    {
+        $n = self::NAME;
+        $cell = static fn (string $variant, string $metric): string => ($s = $results->summary($n, $variant, $metric)) === null ? '–' : $s->format();
+        $md = [];
+        $md[] = "Measured with `$command` (after `bench/peers/build`), run `{$results->runId}`: medians over the rounds, min–max in parentheses; ⚠ marks a figure with a run taken while the machine was busy.";
+        $md[] = '';
+        $md[] = '| server | CPU µs / request, 50 conn. | CPU µs / request, 1,000 conn. | requests/s, 50 conn. | requests/s, 1,000 conn. | CPU µs / CRUD | CRUD/s | peak PSS, hello (MiB) | peak PSS, CRUD (MiB) |';
+        $md[] = '|---|---|---|---|---|---|---|---|---|';
+        foreach ($this->servers as $server) {
+            $md[] = \sprintf(
+                '| %s | %s | %s | %s | %s | %s | %s | %s | %s |',
+                $server,
+                $cell(self::helloVariant($server, 50), 'cpu_us_per_req'),
+                $cell(self::helloVariant($server, 1000), 'cpu_us_per_req'),
+                $cell(self::helloVariant($server, 50), 'req_per_s'),
+                $cell(self::helloVariant($server, 1000), 'req_per_s'),
+                $cell(self::crudVariant($server), 'cpu_us_per_crud'),
+                $cell(self::crudVariant($server), 'crud_per_s'),
+                $cell(self::helloVariant($server, 1000), 'peak_pss_mb'),
+                $cell(self::crudVariant($server), 'peak_pss_mb'),
+            );
+        }
+        $md[] = '';
+        $md[] = 'Bobbin ÷ peer, the median of the ratios taken within each round (below 1: Bobbin spends less, or does fewer per second):';
+        $md[] = '';
+        $md[] = '| Bobbin ÷ | CPU / request, 50 conn. | CPU / request, 1,000 conn. | CPU / CRUD | CRUD/s | peak PSS, hello | peak PSS, CRUD |';
+        $md[] = '|---|---|---|---|---|---|---|';
+        $ratio = static fn (?float $r): string => $r === null ? '–' : \number_format($r, 2) . '×';
+        foreach ($this->servers as $peer) {
+            if ($peer === self::BOBBIN) {
+                continue;
+            }
+            $md[] = \sprintf(
+                '| %s | %s | %s | %s | %s | %s | %s |',
+                $peer,
+                $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 50), self::helloVariant($peer, 50), 'cpu_us_per_req')),
+                $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant($peer, 1000), 'cpu_us_per_req')),
+                $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'cpu_us_per_crud')),
+                $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'crud_per_s')),
+                $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant($peer, 1000), 'peak_pss_mb')),
+                $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'peak_pss_mb')),
+            );
+        }
+        $own = $results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant(self::BOBBIN, 50), 'cpu_us_per_req');
+        $md[] = '';
+        $md[] = 'Bobbin\'s CPU per plaintext request at 1,000 connections ÷ its own at 50 (target ≤ 1.15×): ' . $ratio($own) . '.';
+        $md[] = '';
+        $md[] = 'Not measured here yet (issue 41): 10,000 idle connections (memory per connection, a fresh client\'s latency) and 10 × /sleep; the peers\' crud apps serve /health and the CRUD endpoints of the contract, not /sleep.';
+        $md[] = '';
+        $md[] = 'Commands (each server pinned with `taskset -c 0`; the load generator on CPU 1):';
+        $md[] = '';
+        foreach ($results->commands($n) as $line) {
+            $md[] = "- `$line`";
+        }
+        foreach ($results->notes($n) as $note) {
+            $md[] = '';
+            $md[] = $note;
+        }
+
+        return \implode("\n", $md) . "\n";
+    }
+}
