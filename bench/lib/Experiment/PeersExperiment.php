@@ -133,7 +133,7 @@ final class PeersExperiment implements Experiment
         $md = [];
         $md[] = "Measured with `$command` (after `bench/peers/build`), run `{$results->runId}`: medians over the rounds, min–max in parentheses; ⚠ marks a figure with a run taken while the machine was busy.";
         $md[] = '';
-        $md[] = '| server | CPU µs / request, 50 conn. | CPU µs / request, 1,000 conn. | requests/s, 50 conn. | requests/s, 1,000 conn. | CPU µs / CRUD | CRUD/s | peak PSS, hello (MiB) | peak PSS, CRUD (MiB) |';
+        $md[] = '| server | CPU µs / request, 50 conn. | CPU µs / request, 1,000 conn. | requests/s, 50 conn. | requests/s, 1,000 conn. | CPU µs / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. (MiB) | peak PSS, CRUD (MiB) |';
         $md[] = '|---|---|---|---|---|---|---|---|---|';
         foreach ($this->servers as $server) {
             $md[] = \sprintf(
@@ -152,7 +152,7 @@ final class PeersExperiment implements Experiment
         $md[] = '';
         $md[] = 'Bobbin ÷ peer, the median of the ratios taken within each round (below 1: Bobbin spends less, or does fewer per second):';
         $md[] = '';
-        $md[] = '| Bobbin ÷ | CPU / request, 50 conn. | CPU / request, 1,000 conn. | CPU / CRUD | CRUD/s | peak PSS, hello | peak PSS, CRUD |';
+        $md[] = '| Bobbin ÷ | CPU / request, 50 conn. | CPU / request, 1,000 conn. | CPU / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. | peak PSS, CRUD |';
         $md[] = '|---|---|---|---|---|---|---|';
         $ratio = static fn (?float $r): string => $r === null ? '–' : \number_format($r, 2) . '×';
         foreach ($this->servers as $peer) {
