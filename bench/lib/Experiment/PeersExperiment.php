@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace Bobbin\Bench\Experiment;
 
 use Bobbin\Bench\Context;
+use Bobbin\Bench\Load\IdleConnections;
 use Bobbin\Bench\Options;
 use Bobbin\Bench\Results;
+use Bobbin\Bench\Sample;
 use Bobbin\Bench\Server\BobbinServer;
 use Bobbin\Bench\Server\PeerServer;
 
@@ -27,6 +29,8 @@ final class PeersExperiment implements Experiment
     public const CONNECTIONS = [50, 1000];
     public const DOC = 'docs/HTTP.md';
     public const DOC_HEADING = '## Beside Swoole, Workerman and AMPHP, measured';
+    public const IDLE_CONNECTIONS = 10_000;
+    private const IDLE_SETTLE_SECONDS = 2.0;
     private const BOBBIN = 'bobbin';
 
     /** @var list<string> servers measured, Bobbin first */
@@ -39,7 +43,7 @@ final class PeersExperiment implements Experiment
 
     public function title(): string
     {
-        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS';
+        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS, 10,000 idle connections';
     }
 
     public function estimateSeconds(Options $o): float
@@ -89,7 +93,44 @@ final class PeersExperiment implements Experiment
                 $server->stop();
             }
         }
+        $this->idleConnections($context, $peers);
         $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension.');
+    }
+
+    /**
+     * IDLE_CONNECTIONS connections that connect and say nothing, against a freshly started hello
+     * server of each kind (so that no earlier load's memory hides their cost), in rounds.
+     *
+     * @param list<string> $peers
+     */
+    private function idleConnections(Context $context, array $peers): void
+    {
+        $root = $context->root();
+        for ($rep = 1; $rep <= $context->options->repetitions; $rep++) {
+            foreach ([self::BOBBIN, ...$peers] as $name) {
+                $context->progress->status("$name: " . self::IDLE_CONNECTIONS . " idle connections, round $rep");
+                try {
+                    $server = $name === self::BOBBIN
+                        ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/')
+                        : PeerServer::start($root, $name, 'hello', Context::SERVER_CPU, [], '/');
+                } catch (\RuntimeException $e) {
+                    $context->results->note(self::NAME, "$name: could not start for the idle connections: " . \strtok($e->getMessage(), "\n"));
+                    continue;
+                }
+                try {
+                    foreach (IdleConnections::measure($server, self::IDLE_CONNECTIONS, self::IDLE_SETTLE_SECONDS) as $metric => [$value, $unit]) {
+                        $context->results->add(new Sample(self::NAME, self::idleVariant($name), $metric, $unit, $rep, $value, false));
+                    }
+                } finally {
+                    $server->stop();
+                }
+            }
+        }
+    }
+
+    public static function idleVariant(string $server): string
+    {
+        return "$server idle";
     }
 
     /**
@@ -170,11 +211,23 @@ final class PeersExperiment implements Experiment
                 $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'peak_pss_mb')),
             );
         }
+        $md[] = '';
+        $md[] = \sprintf('%s connections that connect and send nothing, opened at once against a freshly started hello server (PSS growth over the connections the server accepted, read 2 s after the last was opened; a fresh client\'s GET / beside them, median of 5):', \number_format(self::IDLE_CONNECTIONS));
+        $md[] = '';
+        $md[] = '| server | opened in (s) | accepted | server alive after | PSS growth (MiB) | KiB per connection | fresh client (ms) |';
+        $md[] = '|---|---|---|---|---|---|---|';
+        foreach ($this->servers as $server) {
+            $v = self::idleVariant($server);
+            $md[] = \sprintf('| %s | %s | %s | %s | %s | %s | %s |', $server, $cell($v, 'idle_open_seconds'), $cell($v, 'idle_accepted'),
+                $cell($v, 'idle_server_alive'), $cell($v, 'idle_pss_growth_mb'), $cell($v, 'idle_kib_per_connection'), $cell($v, 'idle_fresh_ms'));
+        }
+        $md[] = '';
+        $md[] = '(server alive: 1 = yes in every round; fresh client 10,000 ms = no answer within 10 s.)';
         $own = $results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant(self::BOBBIN, 50), 'cpu_us_per_req');
         $md[] = '';
         $md[] = 'Bobbin\'s CPU per plaintext request at 1,000 connections ÷ its own at 50 (target ≤ 1.15×): ' . $ratio($own) . '.';
         $md[] = '';
-        $md[] = 'Not measured here yet (issue 41): 10,000 idle connections (memory per connection, a fresh client\'s latency) and 10 × /sleep; the peers\' crud apps serve /health and the CRUD endpoints of the contract, not /sleep.';
+        $md[] = 'Not measured here yet (issue 41): 10 × /sleep; the peers\' crud apps serve /health and the CRUD endpoints of the contract, not /sleep.';
         $md[] = '';
         $md[] = 'Commands (each server pinned with `taskset -c 0`; the load generator on CPU 1):';
         $md[] = '';
