@@ -58,6 +58,15 @@ final class Aircraft
         if ($path === '/health') {
             return $method === 'GET' ? [200, ['Content-Type' => 'text/plain'], 'ok'] : self::notAllowed('GET');
         }
+        if ($path === '/sleep') {
+            if ($method !== 'GET') {
+                return self::notAllowed('GET');
+            }
+            $slept = $this->store->rows('SELECT pg_sleep(1)', []);
+            $uuid = $this->store->rows('SELECT gen_random_uuid() AS uuid', [])[0]['uuid'] ?? '';
+
+            return [200, ['Content-Type' => 'text/plain'], \sprintf('Hello from Sleep request handler! Affected rows: %d. Generated uuid: %s', \count($slept), \is_string($uuid) ? $uuid : '')];
+        }
         if ($path === '/aircraft') {
             return match ($method) {
                 'POST' => $this->create($body),

@@ -30,6 +30,7 @@ final class PeersExperiment implements Experiment
     public const DOC = 'docs/HTTP.md';
     public const DOC_HEADING = '## Beside Swoole, Workerman and AMPHP, measured';
     public const IDLE_CONNECTIONS = 10_000;
+    public const SLEEP_CLIENTS = 10;
     private const IDLE_SETTLE_SECONDS = 2.0;
     private const BOBBIN = 'bobbin';
 
@@ -43,12 +44,13 @@ final class PeersExperiment implements Experiment
 
     public function title(): string
     {
-        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS, 10,000 idle connections';
+        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS, 10 × /sleep, 10,000 idle connections';
     }
 
     public function estimateSeconds(Options $o): float
     {
-        return 12 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 3)) + 20;
+        // 12 timed variants, 4 × /sleep (Workerman's ~10 s), 10,000 idle connections per server and round.
+        return 12 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 3)) + (1 + $o->repetitions) * 16 + $o->repetitions * 4 * 6 + 20;
     }
 
     public function run(Context $context): void
@@ -86,6 +88,10 @@ final class PeersExperiment implements Experiment
             foreach ($crud as $name => $server) {
                 $turns[] = [self::NAME, self::crudVariant($name), $this->guarded($context, $name, static fn (float $s): array
                     => $context->crudRun($server, $s, self::NAME, Context::LOAD_CPU))];
+            }
+            foreach ($crud as $name => $server) {
+                $turns[] = [self::NAME, self::sleepVariant($name), $this->guarded($context, $name, static fn (): array
+                    => SleepExperiment::parallel($context, $server, self::SLEEP_CLIENTS))];
             }
             $context->repeatInTurns($turns);
         } finally {
@@ -126,6 +132,11 @@ final class PeersExperiment implements Experiment
                 }
             }
         }
+    }
+
+    public static function sleepVariant(string $server): string
+    {
+        return "$server sleep";
     }
 
     public static function idleVariant(string $server): string
@@ -212,6 +223,15 @@ final class PeersExperiment implements Experiment
             );
         }
         $md[] = '';
+        $md[] = '';
+        $md[] = \sprintf('%d × GET /sleep at once (1 s in PostgreSQL each; `curl --parallel`, a connection each), the crud apps: wall time until the last answer (s), and answers that were not 200:', self::SLEEP_CLIENTS);
+        $md[] = '';
+        $md[] = '| server | wall time (s) | failed |';
+        $md[] = '|---|---|---|';
+        foreach ($this->servers as $server) {
+            $md[] = \sprintf('| %s | %s | %s |', $server, $cell(self::sleepVariant($server), 'wall_s_' . self::SLEEP_CLIENTS), $cell(self::sleepVariant($server), 'failed_' . self::SLEEP_CLIENTS));
+        }
+        $md[] = '';
         $md[] = \sprintf('%s connections that connect and send nothing, opened at once against a freshly started hello server (PSS growth over the connections the server accepted, read 2 s after the last was opened; a fresh client\'s GET / beside them, median of 5):', \number_format(self::IDLE_CONNECTIONS));
         $md[] = '';
         $md[] = '| server | opened in (s) | accepted | server alive after | PSS growth (MiB) | KiB per connection | fresh client (ms) |';
@@ -226,8 +246,6 @@ final class PeersExperiment implements Experiment
         $own = $results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant(self::BOBBIN, 50), 'cpu_us_per_req');
         $md[] = '';
         $md[] = 'Bobbin\'s CPU per plaintext request at 1,000 connections ÷ its own at 50 (target ≤ 1.15×): ' . $ratio($own) . '.';
-        $md[] = '';
-        $md[] = 'Not measured here yet (issue 41): 10 × /sleep; the peers\' crud apps serve /health and the CRUD endpoints of the contract, not /sleep.';
         $md[] = '';
         $md[] = 'Commands (each server pinned with `taskset -c 0`; the load generator on CPU 1):';
         $md[] = '';
