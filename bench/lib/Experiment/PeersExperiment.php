@@ -100,6 +100,7 @@ final class PeersExperiment implements Experiment
             }
         }
         $this->idleConnections($context, $peers);
+        $context->results->note(self::NAME, 'Idle connections: Workerman and AMPHP wait with stream_select(), which takes no descriptor numbered 1,024 or above (FD_SETSIZE); past that Workerman\'s worker stops answering (it had accepted a few thousand, none of which it serves), and AMPHP\'s process ends (a server not alive: its PSS reads as 0, hence the negative growth). Swoole waits with epoll, Bobbin with epoll through FFI. "accepted" counts the socket descriptors in the server\'s processes 2 s after the last connect: connections still in the listen backlog are not counted, nor charged.');
         $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension.');
     }
 
@@ -222,7 +223,6 @@ final class PeersExperiment implements Experiment
                 $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'peak_pss_mb')),
             );
         }
-        $md[] = '';
         $md[] = '';
         $md[] = \sprintf('%d × GET /sleep at once (1 s in PostgreSQL each; `curl --parallel`, a connection each), the crud apps: wall time until the last answer (s), and answers that were not 200:', self::SLEEP_CLIENTS);
         $md[] = '';
