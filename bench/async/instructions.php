@@ -29,7 +29,13 @@ declare(strict_types=1);
  * receive time): BOBBIN_LOOP_LATE_MS=10000 is set for the server so the count measures what
  * a request costs at native speed. Prints one JSON line.
  *
+ * --peer=swoole|workerman|amphp counts a peer's hello (bench/peers/<peer>/hello.php, built by
+ * bench/peers/build) the same way instead of Bobbin, with the same PHP settings; every process
+ * of the server is counted (Workerman's master and its worker: callgrind follows the fork and
+ * writes a file per process, summed here).
+ *
  * Examples: php bench/async/instructions.php . --app=bench/async/hello-nyholm.php
+ *           php bench/async/instructions.php . --peer=workerman
  *           php bench/async/instructions.php . --load=crud
  */
 
@@ -78,6 +84,15 @@ foreach (['valgrind', ...($crud ? [] : ['ab'])] as $tool) {
     }
 }
 $appPath = \str_starts_with($app, '/') ? $app : \dirname(__DIR__, 2) . '/' . $app;
+$peer = isset($options['peer']) ? (string) $options['peer'] : null;
+if ($peer !== null) {
+    if ($crud || !\is_file(\dirname(__DIR__) . "/peers/$peer/hello.php")) {
+        \fwrite(\STDERR, "--peer is swoole, workerman or amphp (bench/peers/build first), with the plaintext load only\n");
+        exit(2);
+    }
+    $app = "bench/peers/$peer/hello.php";
+    $appPath = \dirname(__DIR__) . "/peers/$peer/hello.php";
+}
 
 /**
  * Instructions the server executed from start to graceful stop, having answered $amount
@@ -98,9 +113,13 @@ function countInstructions(string $root, string $appPath, array $serveArgs, int 
             $php = [...$php, '-d', 'opcache.jit_debug=0x10'];
         }
     }
+    global $peer;
+    if ($peer === 'swoole') {
+        $php = [...$php, '-d', 'extension=' . \dirname(__DIR__, 2) . '/var/peers/swoole/swoole.so'];
+    }
     $command = [
-        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out,
-        ...$php, $root . '/bin/bobbin', 'serve', $appPath, ...$serveArgs, '--listen=127.0.0.1:' . $port,
+        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out . '.%p',
+        ...$php, ...($peer === null ? [$root . '/bin/bobbin', 'serve', $appPath, ...$serveArgs, '--listen=127.0.0.1:' . $port] : [$appPath, (string) $port]),
     ];
     $env = \getenv();
     $env['BOBBIN_OPCACHE_RELAUNCHED'] = '1'; // opcache is on the command line already
@@ -142,22 +161,35 @@ function countInstructions(string $root, string $appPath, array $serveArgs, int 
         \posix_kill($status['pid'], \SIGTERM);
         \proc_close($server);
     }
+    // One file per process (a server that forks writes several): the server's count is their sum.
+    $files = \glob($out . '.*[0-9]') ?: [];
     $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
+    $busiest = [0, ''];
+    foreach ($files as $file) {
+        $processTotal = null;
+        foreach (\file($file) ?: [] as $line) {
+            if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
+                $processTotal = (int) $m[1];
+            }
+        }
+        $total = $processTotal === null ? $total : ($total ?? 0) + $processTotal;
+        if ($processTotal !== null && $processTotal > $busiest[0]) {
+            $busiest = [$processTotal, $file];
         }
     }
     @\unlink($out . '.log');
-    if ($keep !== null) {
+    @\unlink($out);
+    if ($keep !== null && $busiest[1] !== '') {
+        // The process that served (Workerman's worker, not its master) is the one profiled.
         @\mkdir($keep, 0777, true);
-        \rename($out, $keep . '/callgrind.' . $answered);
-        $pid = (int) ($status['pid'] ?? 0);
+        \rename($busiest[1], $keep . '/callgrind.' . $answered);
+        \array_map('unlink', \array_filter($files, 'is_file'));
+        $pid = (int) \substr($busiest[1], \strlen($out) + 1);
         if (\is_file("/tmp/perf-$pid.map")) {
             \rename("/tmp/perf-$pid.map", $keep . '/perf.map.' . $answered);
         }
     } else {
-        \unlink($out);
+        \array_map('unlink', $files);
     }
     if ($total === null) {
         throw new \RuntimeException('callgrind wrote no totals');
@@ -184,6 +216,7 @@ if ($answeredB <= $answeredA) {
 echo \json_encode([
     'root' => $root,
     'app' => $app,
+    'server' => $peer ?? 'bobbin',
     'load' => $load,
     'driver' => \getenv('BOBBIN_LOOP_DRIVER') ?: 'default',
     'jit' => $jit,

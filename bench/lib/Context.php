@@ -265,17 +265,17 @@ final class Context
     }
 
     /**
-     * Keep-alive GETs of $path from HELLO_CONNECTIONS connections: with wrk and bench/wrk/plain.lua
+     * Keep-alive GETs of $path from $connections connections (HELLO_CONNECTIONS unless told): with wrk and bench/wrk/plain.lua
      * (WRK_T2, WRK_SPREAD), or with bobbin-crud-load --path (LOADGEN).
      *
      * @return array<string, array{float, string}>
      */
-    public function plainRun(Server $server, string $path, float $seconds, string $experiment, ?string $loadCpus, string $generator = self::WRK_T2): array
+    public function plainRun(Server $server, string $path, float $seconds, string $experiment, ?string $loadCpus, string $generator = self::WRK_T2, int $connections = self::HELLO_CONNECTIONS): array
     {
         $command = $this->pinned($loadCpus, $generator === self::LOADGEN
-            ? [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(), '--connections=' . self::HELLO_CONNECTIONS,
+            ? [$this->crudLoadGenerator(), '--url=' . $server->baseUrl(), '--connections=' . $connections,
                 '--duration=' . (int) \ceil($seconds), '--timeout=10', '--path=' . $path]
-            : ['wrk', '-t' . ($generator === self::WRK_SPREAD ? self::HELLO_CONNECTIONS : self::HELLO_THREADS), '-c' . self::HELLO_CONNECTIONS,
+            : ['wrk', '-t' . ($generator === self::WRK_SPREAD ? $connections : self::HELLO_THREADS), '-c' . $connections,
                 '-d' . (int) \ceil($seconds) . 's', '--timeout', '10s', '-s', $this->root() . '/bench/wrk/plain.lua',
                 $server->baseUrl() . $path]);
         $this->results->command($experiment, \str_replace([$this->root() . '/', $server->baseUrl()], ['', 'URL'], Shell::quote($command)));

@@ -73,6 +73,40 @@ final class Results
         return \array_keys($variants);
     }
 
+    /**
+     * The median over repetitions of $variantA / $variantB taken within each repetition: a ratio
+     * of runs seconds apart (repeatInTurns()), so a neighbour's load that came and went weighs
+     * on both sides of it. null when no repetition has both.
+     */
+    public function roundRatio(string $experiment, string $variantA, string $variantB, string $metric): ?float
+    {
+        $byRep = static function (array $samples, string $variant) use ($experiment, $metric): array {
+            $values = [];
+            foreach ($samples as $s) {
+                if ($s->experiment === $experiment && $s->variant === $variant && $s->metric === $metric && $s->stage === Sample::STAGE_MEASURE) {
+                    $values[$s->repetition] = $s->value;
+                }
+            }
+
+            return $values;
+        };
+        $a = $byRep($this->samples, $variantA);
+        $b = $byRep($this->samples, $variantB);
+        $ratios = [];
+        foreach ($a as $rep => $value) {
+            if (isset($b[$rep]) && $b[$rep] != 0.0) {
+                $ratios[] = $value / $b[$rep];
+            }
+        }
+        if ($ratios === []) {
+            return null;
+        }
+        \sort($ratios);
+        $n = \count($ratios);
+
+        return $n % 2 === 1 ? $ratios[\intdiv($n, 2)] : ($ratios[$n / 2 - 1] + $ratios[$n / 2]) / 2;
+    }
+
     /** Ratio of two medians of this run, or null when either is missing or zero. */
     public function ratio(string $experiment, string $variantA, string $variantB, string $metric): ?float
     {

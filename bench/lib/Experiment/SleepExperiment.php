@@ -79,6 +79,22 @@ final class SleepExperiment implements Experiment
 
     private function measure(Context $context, Server $server, int $clients): void
     {
+        $context->results->command(self::NAME, \sprintf(
+            'taskset -c %s curl --parallel --parallel-immediate --parallel-max %d --no-progress-meter --max-time 60 -w \'%%{http_code}\\n\' -o /dev/null URL/sleep  # the -o/URL pair %d times',
+            Context::LOAD_CPU,
+            $clients,
+            $clients,
+        ));
+        $context->repeat(self::NAME, $server->name(), static fn (): array => self::parallel($context, $server, $clients));
+    }
+
+    /**
+     * One run of $clients parallel GET /sleep (measure()'s, and `bench/run peers`'s).
+     *
+     * @return array<string, array{float, string}>
+     */
+    public static function parallel(Context $context, Server $server, int $clients): array
+    {
         // curl starts every transfer at once, each on its own connection; the wall time of the
         // whole curl process is what is reported (it includes curl's own start, a few ms).
         $command = ['curl', '--parallel', '--parallel-immediate', '--parallel-max', (string) $clients,
@@ -86,23 +102,14 @@ final class SleepExperiment implements Experiment
         for ($i = 0; $i < $clients; $i++) {
             \array_push($command, '-o', '/dev/null', $server->baseUrl() . '/sleep');
         }
-        $command = $context->pinned(Context::LOAD_CPU, $command);
-        $context->results->command(self::NAME, \sprintf(
-            'taskset -c %s curl --parallel --parallel-immediate --parallel-max %d --no-progress-meter --max-time 60 -w \'%%{http_code}\\n\' -o /dev/null URL/sleep  # the -o/URL pair %d times',
-            Context::LOAD_CPU,
-            $clients,
-            $clients,
-        ));
-        $context->repeat(self::NAME, $server->name(), static function () use ($command, $server, $context, $clients): array {
-            $result = $context->meter->run($server, $command, 120.0);
-            $ok = \preg_match_all('~^200$~m', $result->load->stdout);
+        $result = $context->meter->run($server, $context->pinned(Context::LOAD_CPU, $command), 120.0);
+        $ok = \preg_match_all('~^200$~m', $result->load->stdout);
 
-            return [
-                "wall_s_$clients" => [$result->load->seconds, 's'],
-                "failed_$clients" => [(float) ($clients - $ok), 'requests'],
-                ...$result->residentMetric("memory_mb_$clients"),
-                "peak_pss_mb_$clients" => [$result->peakPssKb / 1024, 'MiB'],
-            ];
-        });
+        return [
+            "wall_s_$clients" => [$result->load->seconds, 's'],
+            "failed_$clients" => [(float) ($clients - $ok), 'requests'],
+            ...$result->residentMetric("memory_mb_$clients"),
+            "peak_pss_mb_$clients" => [$result->peakPssKb / 1024, 'MiB'],
+        ];
     }
 }

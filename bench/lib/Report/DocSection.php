@@ -34,6 +34,30 @@ final class DocSection
         \file_put_contents($path, $text);
     }
 
+    /**
+     * Replaces one entry of docs/BENCHMARKS.md's block of separate benchmarks (the "### $title —"
+     * subsection), or adds it at the end of the block, leaving every other entry as it is.
+     */
+    public static function spliceBenchmark(string $root, string $title, string $file, string $heading, string $command): void
+    {
+        $path = "$root/docs/BENCHMARKS.md";
+        $text = (string) \file_get_contents($path);
+        $blockEnd = \strpos($text, "\n" . self::AFTER_SEPARATE . "\n");
+        if ($blockEnd === false || \strpos($text, "\n" . self::SEPARATE . "\n") === false) {
+            throw new \RuntimeException("$path has no \"" . self::SEPARATE . '" block to update');
+        }
+        $entry = \implode("\n", MarkdownReport::separateBenchmark($root, $title, $file, $heading, $command)) . "\n";
+        $start = \strpos($text, "\n### $title — ");
+        if ($start === false || $start > $blockEnd) {
+            $text = \substr($text, 0, $blockEnd + 1) . $entry . \substr($text, $blockEnd + 1);
+        } else {
+            $next = \strpos($text, "\n### ", $start + 1);
+            $end = $next === false || $next > $blockEnd ? $blockEnd : $next;
+            $text = \substr($text, 0, $start + 1) . $entry . \substr($text, $end + 1);
+        }
+        \file_put_contents($path, $text);
+    }
+
     /** Regenerates docs/BENCHMARKS.md's block of separate benchmarks from their documents. */
     public static function spliceBenchmarks(string $root): void
     {

@@ -38,6 +38,9 @@ final class MarkdownReport
             'cpu1_busy' => 'CPU ' . Context::LOAD_CPU . ' (PostgreSQL + pgbench) busy %', 'failed_cycles' => 'failed'],
     ];
 
+    /** The peers experiment's entry of separateBenchmarks(): bench/run peers writes the section. */
+    public const PEERS_SOURCE = ['Peers: Bobbin beside Swoole, Workerman and AMPHP, plaintext and CRUD (issue 41)', 'docs/HTTP.md', '## Beside Swoole, Workerman and AMPHP, measured', 'bench/peers/build; bench/run peers'];
+
     public function __construct(private readonly Results $results, private readonly RunInfo $info)
     {
     }
@@ -100,7 +103,7 @@ final class MarkdownReport
         $md = [...$md, ...self::separateBenchmarks(\dirname(__DIR__, 3))];
         $md[] = '## Adding experiments and peers';
         $md[] = '';
-        $md[] = '`bench/run` reads its experiments from one table (`EXPERIMENTS` in `bench/run`: name => class implementing `Bobbin\\Bench\\Experiment\\Experiment`); an experiment added there is listed by `bench/run --list`, runs in the default order and reports through `Results`. Another server that implements the aircraft contract (Swoole, AMPHP, RoadRunner, Workerman…) is measured in the same run with `--peer=NAME,http://127.0.0.1:PORT,PID` (its CPU and memory are read from PID and its descendants; pin it to CPU 0 yourself): it joins the `crud` and `sleep` tables.';
+        $md[] = '`bench/run` reads its experiments from one table (`EXPERIMENTS` in `bench/run`: name => class implementing `Bobbin\\Bench\\Experiment\\Experiment`); an experiment added there is listed by `bench/run --list`, runs in the default order and reports through `Results`. Another server that implements the aircraft contract (Swoole, AMPHP, RoadRunner, Workerman…) is measured in the same run with `--peer=NAME,http://127.0.0.1:PORT,PID` (its CPU and memory are read from PID and its descendants; pin it to CPU 0 yourself): it joins the `crud` and `sleep` tables. Swoole, Workerman and AMPHP are built from source by `bench/peers/build` (into `var/peers/`) and measured, started and pinned by the harness, with `bench/run peers` (opt-in; its table is the "Peers" entry above).';
         $md[] = '';
 
         return \implode("\n", $md);
@@ -125,6 +128,7 @@ final class MarkdownReport
             ['Fatal flood: requests that exhaust memory_limit beside healthy ones, Bobbin and nginx + PHP-FPM (issue 34)', 'docs/PROCESS.md', '## Fatal flood beside PHP-FPM, measured', 'php bench/fatal-flood/run.php'],
             ['Soak: mixed traffic with fatal requests, reloads and PostgreSQL restarts, writes checked against the database (issue 34)', 'docs/PROCESS.md', '## Soak, measured', 'php bench/soak/run.php [--quick] [--duration=S]'],
             ['Instructions and CPU seconds per hello request and per CRUD cycle, against b4b3950 (issue 17)', 'docs/HTTP.md', '## Instructions per request, counted', 'php bench/async/instructions.php ROOT [--load=crud]; php bench/async/compare.php --script=http …'],
+            self::PEERS_SOURCE,
             ['Floors: Bobbin beside pure-PHP servers that only answer (plaintext) or only forward prepared statements (CRUD), user and kernel CPU apart (issue 20)', 'docs/HTTP.md', '## Plaintext floor, measured', 'php bench/floor/run.php [--crud]'],
             ['Framework applications: Symfony and Laravel on PHP-FPM, PHP-FPM with preload, and Bobbin (issue 19)', 'docs/FRAMEWORKS.md', '## Benchmark, measured', 'php bench/frameworks/run.php'],
             ['Jobs: CPU-heavy work in job workers beside the HTTP worker (issue 22)', 'docs/JOBS.md', '## Measured', 'php bench/jobs/run.php'],
@@ -142,27 +146,37 @@ final class MarkdownReport
             '',
         ];
         foreach ($sources as [$title, $file, $heading, $command]) {
-            $text = @\file_get_contents("$root/$file");
-            $start = $text === false ? false : \strpos($text, "\n$heading");
-            $md[] = "### $title — `$command`";
-            $md[] = '';
-            if ($text === false || $start === false) {
-                $md[] = "(no measured figures in $file yet)";
-                $md[] = '';
-                continue;
-            }
-            $end = \strpos($text, "\n## ", $start + 1);
-            $section = \substr($text, $start + 1, $end === false ? null : $end - $start - 1);
-            $lines = \explode("\n", \rtrim($section));
-            \array_shift($lines); // the document's own heading
-            foreach ($lines as $line) {
-                // One level down, below this section's heading.
-                $md[] = \preg_match('/^#{2,5} /', $line) === 1 ? '##' . $line : $line;
-            }
-            $md[] = '';
-            $md[] = "Source: [$file](" . \basename($file) . ').';
-            $md[] = '';
+            $md = [...$md, ...self::separateBenchmark($root, $title, $file, $heading, $command)];
         }
+
+        return $md;
+    }
+
+    /**
+     * One entry of separateBenchmarks(): "### $title — `$command`", then the section under
+     * $heading of $file, one heading level down.
+     *
+     * @return list<string>
+     */
+    public static function separateBenchmark(string $root, string $title, string $file, string $heading, string $command): array
+    {
+        $md = ["### $title — `$command`", ''];
+        $text = @\file_get_contents("$root/$file");
+        $start = $text === false ? false : \strpos($text, "\n$heading");
+        if ($text === false || $start === false) {
+            return [...$md, "(no measured figures in $file yet)", ''];
+        }
+        $end = \strpos($text, "\n## ", $start + 1);
+        $section = \substr($text, $start + 1, $end === false ? null : $end - $start - 1);
+        $lines = \explode("\n", \rtrim($section));
+        \array_shift($lines); // the document's own heading
+        foreach ($lines as $line) {
+            // One level down, below this section's heading.
+            $md[] = \preg_match('/^#{2,5} /', $line) === 1 ? '##' . $line : $line;
+        }
+        $md[] = '';
+        $md[] = "Source: [$file](" . \basename($file) . ').';
+        $md[] = '';
 
         return $md;
     }
