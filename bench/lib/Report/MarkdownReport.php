@@ -145,11 +145,46 @@ final class MarkdownReport
             'These are not run by `bench/run`: each command below starts what it needs and compares like with like within its own run. The figures are copied from the document named, at the time this report was generated.',
             '',
         ];
+        $generated = [];
         foreach ($sources as [$title, $file, $heading, $command]) {
             $md = [...$md, ...self::separateBenchmark($root, $title, $file, $heading, $command)];
+            $generated[] = "### $title — ";
         }
 
-        return $md;
+        return [...$md, ...self::handWrittenEntries($root, $generated)];
+    }
+
+    /**
+     * The entries of BENCHMARKS.md's block that no document is the source of (written there by
+     * hand or by a bench script with its own command), kept as they are, in their order: a
+     * regeneration must not drop figures it cannot make again.
+     *
+     * @param list<string> $generated the heading prefixes of the entries made from documents
+     * @return list<string>
+     */
+    public static function handWrittenEntries(string $root, array $generated): array
+    {
+        $text = (string) @\file_get_contents("$root/docs/BENCHMARKS.md");
+        $start = \strpos($text, "\n## Benchmarks with their own commands\n");
+        if ($start === false) {
+            return [];
+        }
+        $end = \strpos($text, "\n## ", $start + 1);
+        $block = \substr($text, $start + 1, $end === false ? null : $end - $start);
+        $kept = [];
+        foreach (\preg_split('/\n(?=### )/', $block) ?: [] as $index => $entry) {
+            if ($index === 0 || !\str_starts_with($entry, '### ')) {
+                continue; // the block's own heading and introduction
+            }
+            foreach ($generated as $prefix) {
+                if (\str_starts_with($entry, $prefix)) {
+                    continue 2;
+                }
+            }
+            $kept = [...$kept, ...\explode("\n", \rtrim($entry, "\n")), ''];
+        }
+
+        return $kept;
     }
 
     /**
