@@ -67,6 +67,18 @@ final class ClassicPhpFunctionsTest extends TestCase
         self::assertTheNextRequestIsUntouched();
     }
 
+    public function testAStrayFlushOutsideAStreamedBodyChangesNothingEvenOnceAStreamedBodyHookedFlush(): void
+    {
+        self::assertSame('streamed', self::get('/classic?what=streamed-flush')['body']);
+
+        $response = self::get('/classic?what=flush');
+
+        self::assertSame('stray body', $response['body']);
+        self::assertSame(['10'], $response['headers']['content-length'] ?? null);
+        self::assertSame(['works'], $response['headers']['x-after-flush'] ?? null);
+        self::assertTheNextRequestIsUntouched();
+    }
+
     public function testTheResponsesStatusWinsOverHttpResponseCodeAsWithAnEmitter(): void
     {
         self::assertSame(201, self::get('/classic?what=code')['status']);
