@@ -171,6 +171,14 @@ return static function (ServerRequestInterface $request): ResponseInterface {
                         echo 'streamed';
                         \flush();
                     }, null));
+                case 'streamed-big':
+                    // Twenty flushes of 1 MiB each (bytes numbered by flush), never a wait.
+                    return new Response(200, ['Content-Type' => 'text/plain'], new StreamedBody(static function (): void {
+                        for ($i = 0; $i < 20; $i++) {
+                            echo \str_repeat(\chr(65 + $i), 1 << 20);
+                            \flush();
+                        }
+                    }, null));
                 case 'sent':
                     echo 'x';
                     $sent = \headers_sent();
