@@ -15,6 +15,13 @@ use Psr\Log\LoggerInterface;
  * hold the whole body, and a body produced as it is read, a GeneratorStream, is paced by the
  * client), chunk-framed when chunked, the head first then.
  *
+ * A FlushableBody whose producer calls flush() while the writer waits for its next piece gets
+ * that piece sent at once with a write that never waits ($writeNow): what the socket does not
+ * take is held and goes first in the next write. The held bytes are bounded by one flush's
+ * output: while some are held, a flush sends only them, and the producer's later output waits
+ * in the body for the writer, which waits for the client as for any piece (the write timeout
+ * applies). A client that stops reading never blocks the producer's flush().
+ *
  * @internal one per server, used by its connections
  */
 final class ResponseBodyWriter
@@ -27,10 +34,12 @@ final class ResponseBodyWriter
 
     /**
      * @param Closure(string): void $write writes all of its bytes or throws WriteFailedException
+     * @param (Closure(string): ?string)|null $writeNow writes what the socket takes without
+     *        waiting and returns the rest (null: the connection failed); never throws
      * @return bool whether the connection may serve another request
      * @throws WriteFailedException when the client is gone or stopped reading
      */
-    public function write(FramedResponse $framed, Closure $write): bool
+    public function write(FramedResponse $framed, Closure $write, ?Closure $writeNow = null): bool
     {
         if ($framed->bytes !== null) {
             $write($framed->bytes);
@@ -41,7 +50,47 @@ final class ResponseBodyWriter
         \assert($stream !== null);
         $size = $framed->framing === BodyFraming::ContentLength ? $framed->length : null;
 
-        return $this->stream($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked, $write) && $framed->keepAlive;
+        if ($writeNow === null || $size !== null || !$stream instanceof FlushableBody) {
+            return $this->stream($framed->head, $stream, $size, $framed->framing === BodyFraming::Chunked, $write) && $framed->keepAlive;
+        }
+        $held = '';
+        $stream->whenFlushed(static function () use ($stream, $framed, $writeNow, &$held): void {
+            $held = self::sendFlushed($held, $stream, $framed->framing === BodyFraming::Chunked, $writeNow);
+        });
+        try {
+            // Bytes a flush could not send go first in the writer's next write.
+            return $this->stream($framed->head, $stream, null, $framed->framing === BodyFraming::Chunked, static function (string $data) use ($write, &$held): void {
+                $data = $held . $data;
+                $held = '';
+                $write($data);
+            }) && $framed->keepAlive;
+        } finally {
+            $stream->whenFlushed(null);
+        }
+    }
+
+    /**
+     * At the producer's flush() (FlushableBody), in its fiber: what it produced so far, framed,
+     * written without waiting. Returns what is still held.
+     *
+     * @param Closure(string): ?string $writeNow
+     */
+    private static function sendFlushed(string $held, StreamInterface $stream, bool $chunked, Closure $writeNow): string
+    {
+        if ($held !== '') {
+            $held = $writeNow($held) ?? '';
+            if ($held !== '') {
+                return $held; // the client has not taken the last flush yet: this output waits in the body
+            }
+        }
+        // The body has output buffered (StreamedBody calls only then): read() returns at once.
+        $piece = $stream->read(\PHP_INT_MAX);
+        if ($piece === '') {
+            return '';
+        }
+
+        // A failed connection (null) is the writer's to find at its next write.
+        return $writeNow($chunked ? \dechex(\strlen($piece)) . "\r\n" . $piece . "\r\n" : $piece) ?? '';
     }
 
     /**

@@ -115,6 +115,17 @@ final class ResponseWriter
                 }
                 $connection->phase = ConnectionPhase::Streaming;
                 $connection->deadline = \microtime(true) + $config->requestTimeout;
+            }, static function (string $data) use ($connection, $config): ?string {
+                // A streamed callback's flush(), from its fiber: what the socket takes, never a wait.
+                $written = $connection->isClosed() ? false : @\fwrite($connection->socket, $data);
+                if ($written === false) {
+                    return null;
+                }
+                $connection->windowBytes += $written;
+                $connection->sent += $written;
+                $connection->deadline = \microtime(true) + $config->requestTimeout;
+
+                return (string) \substr($data, $written);
             });
 
             return true;

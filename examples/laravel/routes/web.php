@@ -163,6 +163,21 @@ Route::get('/stream/chunks', static function (Request $request) use ($streamPara
     }, 200, ['Content-Type' => 'text/event-stream', 'X-Accel-Buffering' => 'no']);
 });
 
+// The classic PHP server-sent-events loop: echo, flush, a blocking sleep (no wait on Bobbin's
+// loop): each event goes out at its flush() all the same.
+Route::get('/stream/blocking', static function (Request $request) use ($streamParameters) {
+    [$count, $seconds] = $streamParameters($request);
+
+    return response()->stream(static function () use ($count, $seconds) {
+        for ($i = 1; $i <= $count; $i++) {
+            echo "data: event $i\n\n";
+            ob_flush();
+            flush();
+            usleep((int) ($seconds * 1_000_000));
+        }
+    }, 200, ['Content-Type' => 'text/event-stream', 'X-Accel-Buffering' => 'no']);
+});
+
 Route::post('/upload/store', static function (Request $request) {
     $request->validate(['document' => 'required|file']);
     $file = $request->file('document');

@@ -10,6 +10,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\ErrorReporter;
 use Bobbin\Http\Classic\OutputCapture;
+use Bobbin\Http\FlushableBody;
 use Closure;
 use Psr\Http\Message\StreamInterface;
 
@@ -19,10 +20,13 @@ use Psr\Http\Message\StreamInterface;
  * its own, what it echoes is taken as it is written (OutputCapture::redirect(), per fiber, so
  * concurrent requests' output stays apart) and each read() returns what came since the last
  * one, waiting while there is none. What the callback echoes before it waits (a timer, a query)
- * goes out together: a chunk per wait, not per echo; flush() and ob_flush() change nothing.
+ * goes out together: a chunk per wait, not per echo. With FFI (SapiFlushHook) the callback's
+ * flush() sends what it echoed so far at once too, without waiting (FlushableBody): the
+ * classic loop of echo, flush(), sleep() streams though it never waits on the loop.
  *
- * The client paces the callback only at its waits: what it echoes without waiting is held until
- * it waits or ends (it holds the worker meanwhile anyway). When the client leaves, the request's
+ * The client paces the callback only at its waits: what it echoes without waiting, and what a
+ * flush() could not send without waiting, is held until it waits or ends (it holds the worker
+ * meanwhile anyway). When the client leaves, the request's
  * cancellation fires and the callback's waits that take it throw; its output is dropped from
  * then on. $afterwards (the kernel's terminate(), the gate's release) runs once, in the
  * callback's fiber after it ended, or at close() when the body was never read (a HEAD request,
@@ -30,7 +34,7 @@ use Psr\Http\Message\StreamInterface;
  *
  * @internal made by HttpFoundationBridge, read by the server
  */
-final class StreamedBody implements StreamInterface
+final class StreamedBody implements StreamInterface, FlushableBody
 {
     use ProducedWhileSent;
 
@@ -45,6 +49,8 @@ final class StreamedBody implements StreamInterface
     private ?Closure $afterwards = null;
     /** @var (Closure(): void)|null */
     private ?Closure $inProducer = null;
+    /** @var (Closure(): void)|null the server's writer, at a flush() (FlushableBody) */
+    private ?Closure $sendFlushed = null;
 
     /** @param Closure(): void $produce echoes the content (the response's sendContent()) */
     public function __construct(private readonly Closure $produce, private readonly ?Cancellation $cancellation)
@@ -60,6 +66,11 @@ final class StreamedBody implements StreamInterface
     {
         $this->afterwards = $afterwards;
         $this->inProducer = $inProducer;
+    }
+
+    public function whenFlushed(?Closure $send): void
+    {
+        $this->sendFlushed = $send;
     }
 
     public function __destruct()
@@ -161,7 +172,7 @@ final class StreamedBody implements StreamInterface
     /** The callback's fiber. */
     private function runCallback(): void
     {
-        $captured = OutputCapture::redirect($this->received(...));
+        $captured = OutputCapture::redirect($this->received(...), $this->flushed(...));
         // Outside Bobbin's server (no capture installed): an output buffer of this fiber's own.
         $buffered = $captured === null && \ob_start(function (string $chunk): string {
             $this->received($chunk);
@@ -194,6 +205,18 @@ final class StreamedBody implements StreamInterface
         }
         $this->buffer .= $chunk;
         $this->wake();
+    }
+
+    /**
+     * The callback called flush() (inside an FFI callback: nothing here waits or throws). Only
+     * while the writer waits in read(): a writer in the middle of a write has bytes of its own
+     * on the way, and takes this output after them.
+     */
+    private function flushed(): void
+    {
+        if ($this->sendFlushed !== null && $this->waiting !== null && $this->buffer !== '' && !$this->abandoned) {
+            ($this->sendFlushed)();
+        }
     }
 
     private function wake(): void

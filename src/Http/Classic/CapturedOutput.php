@@ -16,8 +16,10 @@ final class CapturedOutput
     /**
      * @param (\Closure(string): void)|null $sink takes each write instead of $contents; it runs
      *        inside PHP's output handler, so it must not echo, wait or throw
+     * @param (\Closure(): void)|null $onFlush runs when the fiber calls flush() (SapiFlushHook),
+     *        inside an FFI callback: it must not echo, wait or throw either
      */
-    public function __construct(public readonly ?\Closure $sink = null)
+    public function __construct(public readonly ?\Closure $sink = null, public readonly ?\Closure $onFlush = null)
     {
     }
 

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Http\Classic;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\ErrorReporter;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -37,6 +38,8 @@ final class OutputCapture
     private static int $users = 0;
     /** The output level the handler sits at. */
     private static int $level = 0;
+    /** Whether flush() reaches flushed() (SapiFlushHook; null until a redirect asks for it). */
+    private static ?bool $flushHooked = null;
 
     private function __construct()
     {
@@ -97,18 +100,48 @@ final class OutputCapture
     /**
      * Sends what the current fiber writes from now on to $sink, each write as it is made (the
      * sink runs inside PHP's output handler: it must not echo, wait or throw); end() stops it.
-     * Null outside a fiber or before install(): nothing is redirected.
+     * $onFlush runs at each flush() of the fiber, when FFI lets the SAPI's flush be hooked
+     * (flushHooked() says). Null outside a fiber or before install(): nothing is redirected.
      *
      * @param \Closure(string): void $sink
+     * @param (\Closure(): void)|null $onFlush must not echo, wait or throw
      */
-    public static function redirect(\Closure $sink): ?CapturedOutput
+    public static function redirect(\Closure $sink, ?\Closure $onFlush = null): ?CapturedOutput
     {
         $fiber = Async::currentFiber();
         if ($fiber === null || self::$byFiber === null) {
             return null;
         }
+        if ($onFlush !== null) {
+            self::$flushHooked ??= SapiFlushHook::installForProcess(self::flushed(...));
+        }
 
-        return self::$byFiber[$fiber] = new CapturedOutput($sink);
+        return self::$byFiber[$fiber] = new CapturedOutput($sink, $onFlush);
+    }
+
+    /** Whether a redirect's $onFlush runs at flush() (FFI is there); null before one asked. */
+    public static function flushHooked(): ?bool
+    {
+        return self::$flushHooked;
+    }
+
+    /**
+     * The SAPI's flush (SapiFlushHook): PHP's flush(), and the CLI's implicit flush after output
+     * nothing captured. Only a fiber redirected with a flush handler does anything.
+     */
+    private static function flushed(): void
+    {
+        $fiber = Async::currentFiber();
+        $onFlush = $fiber === null || self::$byFiber === null ? null : (self::$byFiber[$fiber] ?? null)?->onFlush;
+        if ($onFlush === null) {
+            return;
+        }
+        try {
+            $onFlush();
+        } catch (\Throwable $error) {
+            // A throw from an FFI callback would be fatal: the output waits for the reader instead.
+            ErrorReporter::report($error, 'Sending flushed output failed');
+        }
     }
 
     /** Ends capturing for $output's fiber (the current one) and returns what was written. */

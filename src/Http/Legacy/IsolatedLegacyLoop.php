@@ -11,6 +11,7 @@ use Bobbin\Async\Lock;
 use Bobbin\Async\Semaphore;
 use Bobbin\Http\Classic\ClassicResponse;
 use Bobbin\Http\Classic\HeaderCapture;
+use Bobbin\Http\Classic\SapiFlushHook;
 use Bobbin\Http\FailedRequest;
 use Bobbin\Http\RequestCancellation;
 use Bobbin\Http\RequestIds;

@@ -165,6 +165,23 @@ abstract class ExampleAppFeaturesTestCase extends TestCase
         }
     }
 
+    public function testAFlushedEventArrivesAtOnceEvenWhenTheCallbackSleepsWithoutWaitingOnTheLoop(): void
+    {
+        if (static::app() === ExampleApp::Slim) {
+            self::markTestSkipped('a streamed callback of Symfony or Laravel');
+        }
+        $server = static::$server;
+        self::assertNotNull($server);
+
+        // Each event echoed, flushed, then a blocking usleep(300 ms): the callback runs 0.9 s.
+        $stream = CurlStream::read($server->url('/stream/blocking?count=3&ms=300'));
+
+        $arrivals = \array_map($stream->arrivalOf(...), ['data: event 1', 'data: event 2', 'data: event 3']);
+        self::assertNotContains(null, $arrivals, 'sent: ' . $stream->body());
+        self::assertSame($arrivals, \array_values(\array_unique($arrivals)), 'each event arrives on its own: ' . \json_encode($stream->pieces));
+        self::assertGreaterThan(0.45, \end($arrivals) - $arrivals[0], 'the first event arrived well before the callback ended: ' . \json_encode($stream->pieces));
+    }
+
     public function testAHeadRequestForAStreamGetsTheHeadAloneAndTheNextRequestIsServed(): void
     {
         $server = static::$server;

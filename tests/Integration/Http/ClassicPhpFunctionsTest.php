@@ -67,6 +67,38 @@ final class ClassicPhpFunctionsTest extends TestCase
         self::assertTheNextRequestIsUntouched();
     }
 
+    public function testAStrayFlushOutsideAStreamedBodyChangesNothingEvenOnceAStreamedBodyHookedFlush(): void
+    {
+        self::assertSame('streamed', self::get('/classic?what=streamed-flush')['body']);
+
+        $response = self::get('/classic?what=flush');
+
+        self::assertSame('stray body', $response['body']);
+        self::assertSame(['10'], $response['headers']['content-length'] ?? null);
+        self::assertSame(['works'], $response['headers']['x-after-flush'] ?? null);
+        self::assertTheNextRequestIsUntouched();
+    }
+
+    public function testAStreamedBodyFlushedFasterThanItsClientReadsHoldsNoWorkerAndArrivesWholeInOrder(): void
+    {
+        $idle = new RawClient((string) self::$server?->address);
+        $idle->send("GET /classic?what=streamed-big HTTP/1.1\r\nHost: a\r\n\r\n");
+        \usleep(200_000); // its callback ran: its flushes found the client's window full
+
+        $start = \microtime(true);
+        self::assertSame('Hello, World!', self::get('/')['body']);
+        self::assertLessThan(2.0, \microtime(true) - $start, 'a client that does not read holds no worker');
+
+        $response = self::get('/classic?what=streamed-big');
+        $expected = '';
+        for ($i = 0; $i < 20; $i++) {
+            $expected .= \str_repeat(\chr(65 + $i), 1 << 20);
+        }
+        self::assertSame(\strlen($expected), \strlen($response['body']));
+        self::assertTrue($expected === $response['body'], 'the bytes arrive in the order they were flushed');
+        $idle->close();
+    }
+
     public function testTheResponsesStatusWinsOverHttpResponseCodeAsWithAnEmitter(): void
     {
         self::assertSame(201, self::get('/classic?what=code')['status']);

@@ -18,7 +18,7 @@ declare(strict_types=1);
  *                    (completed, cancelled, abandoned) is written to a file the test reads
  *   /status?code=N   an empty response with that status
  *   /upload-paths    JSON of the temporary files of the request's uploads (they must be gone after it)
- *   /classic?what=W  PHP's own response functions: echo, header, cookie, code, sent (see the route)
+ *   /classic?what=W  PHP's own response functions: echo, header, cookie, code, sent, flush (see the route)
  *   /bad-header?kind=K  a response (of a PSR-7 class that checks nothing) with a header the
  *                    server must refuse: crlf-name, crlf-value, nul-value
  *   /bad-status?code=N  a response of that class with any status (99, 1000: none may go out)
@@ -30,6 +30,7 @@ declare(strict_types=1);
 
 use Bobbin\Async\Async;
 use Bobbin\Async\CancelledException;
+use Bobbin\Frameworks\Symfony\StreamedBody;
 use Bobbin\Http\Message\EventStream;
 use Bobbin\Http\Message\ServerSentEvent;
 use Bobbin\Http\RequestCancellation;
@@ -156,6 +157,28 @@ return static function (ServerRequestInterface $request): ResponseInterface {
                     \http_response_code(404);
 
                     return new Response(201, [], 'created');
+                case 'flush':
+                    // A stray flush() outside any streamed body: the echo still joins the body.
+                    echo 'stray ';
+                    @\ob_flush();
+                    \flush();
+                    \header('X-After-Flush: works');
+
+                    return new Response(200, ['Content-Type' => 'text/plain'], \headers_sent() ? 'sent' : 'body');
+                case 'streamed-flush':
+                    // A framework adapter's streamed body: its flush() hooks the SAPI's flush for the worker.
+                    return new Response(200, ['Content-Type' => 'text/plain'], new StreamedBody(static function (): void {
+                        echo 'streamed';
+                        \flush();
+                    }, null));
+                case 'streamed-big':
+                    // Twenty flushes of 1 MiB each (bytes numbered by flush), never a wait.
+                    return new Response(200, ['Content-Type' => 'text/plain'], new StreamedBody(static function (): void {
+                        for ($i = 0; $i < 20; $i++) {
+                            echo \str_repeat(\chr(65 + $i), 1 << 20);
+                            \flush();
+                        }
+                    }, null));
                 case 'sent':
                     echo 'x';
                     $sent = \headers_sent();

@@ -37,6 +37,25 @@ final class StreamController
         }, 200, ['Content-Type' => 'text/event-stream', 'Cache-Control' => 'no-cache', 'X-Accel-Buffering' => 'no']);
     }
 
+    /**
+     * The classic PHP server-sent-events loop: echo, flush, a blocking sleep (no wait on
+     * Bobbin's loop): each event goes out at its flush() all the same.
+     */
+    #[Route('/stream/blocking', methods: ['GET'])]
+    public function blocking(Request $request): StreamedResponse
+    {
+        [$count, $seconds] = self::parameters($request);
+
+        return new StreamedResponse(static function () use ($count, $seconds): void {
+            for ($i = 1; $i <= $count; $i++) {
+                echo "data: event $i\n\n";
+                @\ob_flush();
+                \flush();
+                \usleep((int) ($seconds * 1_000_000));
+            }
+        }, 200, ['Content-Type' => 'text/event-stream', 'Cache-Control' => 'no-cache', 'X-Accel-Buffering' => 'no']);
+    }
+
     #[Route('/stream/json', methods: ['GET'])]
     public function json(Request $request): StreamedJsonResponse
     {
