@@ -7,7 +7,7 @@ namespace Bobbin\Async;
 use Closure;
 
 /**
- * The outgoing side of a pipelined connection (Tarantool, NATS): what is asked during one loop
+ * The outgoing side of a pipelined connection (Redis, Tarantool, NATS): what is asked during one loop
  * turn leaves in one write at its end; what the kernel does not take is written by a fiber as
  * the socket drains; appenders wait (awaitRoom()) while more than a bound is pending, until
  * half of it is written. Detached while its owner has no socket: bytes then stay queued for the
@@ -77,7 +77,10 @@ final class EndOfTurnWriter
     {
         $this->stream = $stream;
         $this->watcher = $watcher;
-        $this->schedule();
+        // Nothing to write, nothing deferred: a script's first wait may still sleep in one blocking select.
+        if ($this->queuedBytes !== 0 || $this->unwritten !== '') {
+            $this->schedule();
+        }
     }
 
     /**

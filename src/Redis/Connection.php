@@ -4,10 +4,10 @@ declare(strict_types=1);
 
 namespace Bobbin\Redis;
 
-use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
@@ -28,7 +28,8 @@ use Closure;
 
 /**
  * One connection to Redis, shared by any number of fibers: their commands are pipelined (the
- * commands of one loop tick leave in one write) and replies are matched to them by position.
+ * commands of one loop tick leave in one write: Async\EndOfTurnWriter, as in Tarantool and NATS)
+ * and replies are matched to them by position.
  *
  * Every command gets a number when its bytes join the output, in wire order, and the Nth reply
  * read (pushes aside) is the answer to command N — always, whatever happened to its caller. A
@@ -58,9 +59,8 @@ final class Connection implements Executor
     private readonly \stdClass $promotion;
     private bool $open = true;
     private ?\Throwable $lostReason = null;
-    private string $out = '';
-    private bool $flushScheduled = false;
-    private bool $flushing = false;
+    /** The commands of one loop tick leave in one write at its end; a lone caller's at once. */
+    private readonly EndOfTurnWriter $writer;
     /** Number of the last command whose bytes joined the output. */
     private int $sent = 0;
     /** Number of the last reply read. */
@@ -94,6 +94,11 @@ final class Connection implements Executor
     ) {
         $this->waiters = new KeyedWaiters();
         $this->promotion = new \stdClass();
+        // A broken write, at once or later from the writer's fiber, closes the connection.
+        $this->writer = new EndOfTurnWriter(function (): void {
+            $this->lose($this->brokenWhileSending());
+        });
+        $socket->attachWriter($this->writer);
         $this->openedAt = $this->lastUsedAt = \microtime(true);
         $socket->markIdle();
     }
@@ -190,26 +195,17 @@ final class Connection implements Executor
         }
         $frame = RespEncoder::command($command);
         $id = ++$this->sent;
-        if (!$more && $this->out === '' && !$this->flushing && $id - 1 === $this->received && $this->lastDelivered <= 1) {
-            // A lone caller (nothing in flight, no crowd just woken): one write now.
-            try {
-                $written = $this->socket->write($frame);
-            } catch (ConnectionLostException) {
-                $this->lose($this->brokenWhileSending());
-                throw $this->lost();
-            }
-            if ($written < \strlen($frame)) {
-                $this->out = \substr($frame, $written);
-                $this->startFlusher();
-            }
+        if ($more || $id - 1 !== $this->received || $this->lastDelivered > 1) {
+            // Commands of this loop tick leave together in one write at its end.
+            $this->writer->append($frame);
 
             return $id;
         }
-        // Commands of this loop tick leave together in one write at its end.
-        $this->out .= $frame;
-        if (!$this->flushScheduled && !$this->flushing) {
-            $this->flushScheduled = true;
-            Async::defer($this->flushAtEndOfTick(...));
+        // A lone caller (nothing in flight, no crowd just woken): one write now, unless bytes wait.
+        $this->writer->write($frame);
+        // @phpstan-ignore booleanNot.alwaysFalse (a broken write closed the connection: the writer called lose())
+        if (!$this->open) {
+            throw $this->lost();
         }
 
         return $id;
@@ -516,43 +512,6 @@ final class Connection implements Executor
         $this->lastDelivered = $delivered;
     }
 
-    private function flushAtEndOfTick(): void
-    {
-        $this->flushScheduled = false;
-        if ($this->flushing || $this->out === '' || !$this->open) {
-            return;
-        }
-        try {
-            $written = $this->socket->write($this->out);
-        } catch (ConnectionLostException) {
-            $this->lose($this->brokenWhileSending());
-
-            return;
-        }
-        $this->out = \substr($this->out, $written);
-        if ($this->out !== '') {
-            $this->startFlusher();
-        }
-    }
-
-    /** The socket buffer is full: a fiber waits for room (a loop callback cannot). */
-    private function startFlusher(): void
-    {
-        $this->flushing = true;
-        Async::run(function (): void {
-            try {
-                while ($this->out !== '' && $this->open) {
-                    $this->socket->awaitWritable(null);
-                    $this->out = \substr($this->out, $this->socket->write($this->out));
-                }
-            } catch (\Throwable) {
-                $this->lose($this->brokenWhileSending());
-            } finally {
-                $this->flushing = false;
-            }
-        })->ignore();
-    }
-
     /** A timed-out command whose reply never comes would hold every command behind it. */
     private function guardDrain(int $id): void
     {
@@ -584,9 +543,11 @@ final class Connection implements Executor
         }
         $this->open = false;
         $this->lostReason = $reason;
-        $this->out = '';
+        // @phpstan-ignore property.uninitializedReadonly (the writer reports a failure only after the constructor)
+        $this->writer->fail($reason);
         $this->collecting = $this->collected = [];
         $this->socket->close();
+        // @phpstan-ignore property.uninitializedReadonly (set before the writer that may call this)
         $this->waiters->failAll($reason);
         $handler = $this->closeHandler;
         $this->closeHandler = null;

@@ -9,6 +9,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\ClientTls;
 use Bobbin\Async\ConnectFailedException;
 use Bobbin\Async\ConnectTarget;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\IdleSocketPeek;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SocketConnector;
@@ -158,6 +159,14 @@ final class Socket
     public function isClosed(): bool
     {
         return $this->closed;
+    }
+
+    /** $writer writes to this socket from now on; close() wakes a writer waiting for room. */
+    public function attachWriter(EndOfTurnWriter $writer): void
+    {
+        if (!$this->closed) {
+            $writer->attach($this->stream, $this->watcher);
+        }
     }
 
     public function close(): void

@@ -38,6 +38,24 @@ final class FaultTest extends TestCase
         self::assertTrue($connection->isClosed());
     }
 
+    public function testACommandWrittenToAConnectionTheServerResetFailsAsBrokenWhileSending(): void
+    {
+        $this->server = FakeRedisServer::start('reset');
+        $connection = Connection::connect($this->server->url());
+        \usleep(200_000); // the RST arrives: the next write fails at once
+
+        try {
+            $connection->get('k');
+            self::fail('a value came back');
+        } catch (ConnectionLostException $e) {
+            self::assertStringContainsString('broke while sending; the commands in flight may or may not have run', $e->getMessage());
+        }
+        self::assertTrue($connection->isClosed());
+        $this->expectException(ConnectionLostException::class);
+        $this->expectExceptionMessage('broke while sending');
+        $connection->get('k');
+    }
+
     public function testAMalformedReplyIsAClearErrorAndClosesTheConnection(): void
     {
         $this->server = FakeRedisServer::start('malformed');

@@ -10,6 +10,7 @@ declare(strict_types=1);
  *   malformed  bytes that are no RESP reply
  *   silent     nothing, ever (the connection stays open)
  *   extra      a reply to the command and one more nobody asked for
+ *   reset      no next command: right after HELLO the connection is reset (RST), unread
  *   garbage-then-good  garbage to the first connection's command, then a second connection served
  */
 
@@ -77,6 +78,14 @@ $readCommand = static function () use ($client): string {
 };
 $readCommand(); // HELLO
 fwrite($client, "%3\r\n\$6\r\nserver\r\n\$5\r\nredis\r\n\$7\r\nversion\r\n\$5\r\n7.0.0\r\n\$5\r\nproto\r\n:3\r\n");
+if ($scenario === 'reset') {
+    // SO_LINGER 0: close() sends RST, so the client's next write fails instead of being taken.
+    $socket = socket_import_stream($client);
+    socket_set_option($socket, SOL_SOCKET, SO_LINGER, ['l_onoff' => 1, 'l_linger' => 0]);
+    socket_close($socket);
+    usleep(500_000);
+    exit(0);
+}
 $readCommand();
 switch ($scenario) {
     case 'cut':

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Async;
 
+use Bobbin\Async\Async;
 use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\StreamWatcher;
 use Revolt\EventLoop;
@@ -21,6 +22,15 @@ final class EndOfTurnWriterTest extends AsyncTestCase
         self::assertSame('', (string) \fread($theirs, 100));
         EventLoop::run();
         self::assertSame('abc', \fread($theirs, 100));
+    }
+
+    public function testAWriterAttachedWithNothingQueuedLeavesNothingOnTheLoop(): void
+    {
+        // A script's first wait can then still sleep in one blocking select (Async::awaitReadableIfIdle()).
+        [$ours] = self::pair();
+        $writer = new EndOfTurnWriter(static fn () => null);
+        $writer->attach($ours, new StreamWatcher($ours));
+        self::assertSame([], Async::loopCallbacks());
     }
 
     public function testAWithdrawnEntryIsNeverSent(): void
