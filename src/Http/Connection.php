@@ -487,7 +487,7 @@ final class Connection
                 return false;
             }
         }
-        $this->bytesArrived($data, Async::readyTime($this->socket));
+        $this->bytesArrived($data, $this->watcher->readyTime());
 
         return true;
     }
