@@ -79,21 +79,6 @@ final class StreamWatcher
     }
 
     /**
-     * Async::readyTime($stream) for this watcher's stream, asked after each read: the driver
-     * known since the constructor, not looked up again (EventLoop::getDriver()'s interface
-     * return is a run-time check: ~800 fewer instructions per hello request).
-     */
-    public function readyTime(): float
-    {
-        $driver = $this->driver;
-        if ($driver === null || $driver->polledAt <= 0.0) {
-            return \microtime(true);
-        }
-
-        return $driver->arrivalTime($this->stream);
-    }
-
-    /**
      * @throws TimeoutException|CancelledException|StreamClosedException
      * @throws \LogicException when another fiber already waits to read
      */

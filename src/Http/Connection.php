@@ -487,7 +487,7 @@ final class Connection
                 return false;
             }
         }
-        $this->bytesArrived($data, $this->watcher->readyTime());
+        $this->bytesArrived($data, Async::readyTime($this->socket));
 
         return true;
     }
