@@ -41,11 +41,18 @@ final class FramedResponse
      */
     public $bytes;
 
+    /**
+     * The enum and the body's interface are the analyser's types (@param), not run-time checks:
+     * one is made per response (docs/ASYNC.md, Rules).
+     *
+     * @param BodyFraming $framing
+     * @param ?StreamInterface $body
+     */
     public function __construct(
         string $head,
-        BodyFraming $framing,
+        $framing,
         bool $keepAlive,
-        ?StreamInterface $body = null,
+        $body = null,
         int $length = 0,
         ?string $inlineBody = null,
     ) {

@@ -28,21 +28,28 @@ final class RequestBuilder
     }
 
     /**
+     * Called per request: the class types of its parameters and return are the analyser's
+     * (@param, @return), not run-time checks (docs/ASYNC.md, Rules).
+     *
+     * @param RequestHead $head
+     * @param Cancellation $cancellation
+     * @param ConnectionOrigin $origin
      * @param ?FormData $form set to the request's multipart form, if it has one (its temporary
      *                        files are the connection's to remove)
      * @param-out ?FormData $form
      * @throws \InvalidArgumentException for a target or Host that is no valid URI
+     * @return ServerRequest
      * @throws MalformedBodyException for a multipart body that does not follow its format
      */
     public function build(
-        RequestHead $head,
+        $head,
         string $body,
         float $now,
-        Cancellation $cancellation,
+        $cancellation,
         string $requestId,
-        ConnectionOrigin $origin,
+        $origin,
         ?FormData &$form,
-    ): ServerRequest {
+    ) {
         $params = $origin->serverParams();
         $params['REQUEST_METHOD'] = $head->method;
         $params['REQUEST_URI'] = $head->target;

@@ -61,11 +61,14 @@ final class RequestParser
     }
 
     /**
-     * The next complete request head from the buffer, or null if more bytes are needed.
+     * The next complete request head from the buffer, or null if more bytes are needed. Its
+     * return type is the analyser's (@return): a declared class type is a run-time check per
+     * request (docs/ASYNC.md, Rules).
      *
+     * @return RequestHead|null
      * @throws ProtocolException
      */
-    public function nextHead(): ?RequestHead
+    public function nextHead()
     {
         $buffer = $this->buffer;
         // RFC 9112 §2.2: ignore empty lines before a request line (some clients send them).

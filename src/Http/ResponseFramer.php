@@ -56,12 +56,16 @@ final class ResponseFramer
     }
 
     /**
+     * Called per response: the class types are the analyser's, not run-time checks (docs/ASYNC.md, Rules).
+     *
+     * @param ResponseInterface $response
      * @param bool $keepAlive whether the request and the server allow another request after this one
      * @param string $dateLine the `Date: …\r\n` line to add unless the response has its own
      * @param string $requestIdLine an `X-Request-Id: …\r\n` line to add unless the response has its own ('' for none)
+     * @return FramedResponse
      * @throws InvalidResponseException
      */
-    public function frame(ResponseInterface $response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine, string $requestIdLine = ''): FramedResponse
+    public function frame($response, string $method, string $protocolVersion, bool $keepAlive, string $dateLine, string $requestIdLine = '')
     {
         $status = $response->getStatusCode();
         if ($status < 100 || $status > 599) {

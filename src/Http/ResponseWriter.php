@@ -35,13 +35,18 @@ final class ResponseWriter
     /**
      * Writes $response on $connection.
      *
+     * Called per request: the class types of $connection, $response and $head are the
+     * analyser's, not run-time checks (docs/ASYNC.md, Rules).
+     *
      * @param Connection $connection
+     * @param ResponseInterface $response
+     * @param RequestHead $head
      * @param bool $keepAlive whether another request may follow; set to whether it still may
      * @param int $status set to the status sent
      * @param-out int $status
      * @return bool whether the connection is still whole
      */
-    public function respond($connection, ResponseInterface $response, RequestHead $head, bool &$keepAlive, string $requestId, ?int &$status): bool
+    public function respond($connection, $response, $head, bool &$keepAlive, string $requestId, ?int &$status): bool
     {
         $context = $this->context;
         if (WebSocketUpgrade::$pending !== [] && ($upgrade = WebSocketUpgrade::take($requestId)) !== null && $response->getStatusCode() === 101) {

@@ -28,7 +28,14 @@ final class ClassicCapture
         return OutputCapture::claim();
     }
 
-    public function finish(?ResponseInterface $response, ?CapturedOutput $output, string $method, string $target): ?ResponseInterface
+    /**
+     * Called per request: the class types are the analyser's, not run-time checks (docs/ASYNC.md, Rules).
+     *
+     * @param ?ResponseInterface $response
+     * @param ?CapturedOutput $output
+     * @return ?ResponseInterface
+     */
+    public function finish($response, $output, string $method, string $target)
     {
         if (($output === null || $output->contents === '') && !HeaderCapture::$dirty) {
             return $response; // the usual request: no echo, no header()
