@@ -154,21 +154,6 @@ final class StreamedBody implements StreamInterface, FlushableBody
         return $piece;
     }
 
-    public function getContents(): string
-    {
-        $contents = '';
-        while (($piece = $this->read(65536)) !== '') {
-            $contents .= $piece;
-        }
-
-        return $contents;
-    }
-
-    public function getMetadata(?string $key = null)
-    {
-        return $key === null ? [] : null;
-    }
-
     /** The callback's fiber. */
     private function runCallback(): void
     {

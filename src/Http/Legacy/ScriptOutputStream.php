@@ -79,21 +79,6 @@ final class ScriptOutputStream implements StreamInterface
         throw new \RuntimeException('A script\'s streamed output has no position');
     }
 
-    public function getContents(): string
-    {
-        $contents = '';
-        while (!$this->eof()) {
-            $contents .= $this->read(65536);
-        }
-
-        return $contents;
-    }
-
-    public function getMetadata(?string $key = null): mixed
-    {
-        return $key === null ? [] : null;
-    }
-
     public function __toString(): string
     {
         try {

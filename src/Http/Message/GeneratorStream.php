@@ -93,21 +93,6 @@ final class GeneratorStream implements StreamInterface
         return $piece;
     }
 
-    public function getContents(): string
-    {
-        $contents = '';
-        while (($piece = $this->read(65536)) !== '') {
-            $contents .= $piece;
-        }
-
-        return $contents;
-    }
-
-    public function getMetadata(?string $key = null)
-    {
-        return $key === null ? [] : null;
-    }
-
     private function next(): string
     {
         if ($this->ended) {

@@ -7,8 +7,8 @@ namespace Bobbin\Http\Message;
 /**
  * The PSR-7 methods every body produced while it is sent shares (GeneratorStream, a framework's
  * streamed callback, a legacy script's flushed output): read forward once, of no known size,
- * neither seekable nor writable; detach() is close(). The class says what it reads and when it
- * ends (read(), eof(), close(), tell(), getContents(), getMetadata(), __toString()).
+ * neither seekable nor writable, no metadata; detach() is close(); getContents() reads to the end.
+ * The class says what it reads and when it ends (read(), eof(), close(), tell(), __toString()).
  *
  * @internal
  */
@@ -54,5 +54,20 @@ trait ProducedWhileSent
     public function isReadable(): bool
     {
         return true;
+    }
+
+    public function getContents(): string
+    {
+        $contents = '';
+        while (($piece = $this->read(65536)) !== '') {
+            $contents .= $piece;
+        }
+
+        return $contents;
+    }
+
+    public function getMetadata(?string $key = null): mixed
+    {
+        return $key === null ? [] : null;
     }
 }
