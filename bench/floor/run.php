@@ -16,6 +16,12 @@ declare(strict_types=1);
  * under the machine-wide lock: flock /tmp/bobbin-bench.lock php bench/floor/run.php
  */
 
+use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Shell;
+use Bobbin\Bench\Summary;
+
+require_once \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = ['rounds' => 5, 'duration' => 5, 'server-cpu' => 0, 'load-cpu' => 1];
 $crud = false;
 foreach (\array_slice($argv, 1) as $argument) {
@@ -52,19 +58,19 @@ $unit = $crud ? 'cycle' : 'req';
 $samples = [];
 for ($round = 1; $round <= $options['rounds']; $round++) {
     foreach ($servers as $name => $command) {
-        $port = freePort();
+        $port = Shell::freePort();
         $process = \proc_open(['taskset', '-c', (string) $options['server-cpu'], ...$command($port)], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes, null, $environment);
         if (!\is_resource($process)) {
             exit(1);
         }
         $pid = (int) \proc_get_status($process)['pid'];
         try {
-            waitForPort($port);
+            Shell::waitForPort($port);
             wrk($options['load-cpu'], \reset($loads), 2, $port); // warm-up: opcache, JIT
             foreach ($loads as $load => $flags) {
-                [$user0, $system0] = cpuTicks($pid);
+                [$user0, $system0] = ProcessTree::ownTicks($pid);
                 $requests = wrk($options['load-cpu'], $flags, $options['duration'], $port);
-                [$user1, $system1] = cpuTicks($pid);
+                [$user1, $system1] = ProcessTree::ownTicks($pid);
                 $tick = 1e6 / 100; // µs per clock tick (USER_HZ)
                 $samples[$load][$name]['user'][] = ($user1 - $user0) * $tick / \max(1, $requests);
                 $samples[$load][$name]['kernel'][] = ($system1 - $system0) * $tick / \max(1, $requests);
@@ -81,26 +87,8 @@ echo "| load | server | $unit/s | user µs/$unit | kernel µs/$unit | total µs/
 foreach ($samples as $load => $byServer) {
     foreach ($byServer as $name => $s) {
         $total = \array_map(static fn (float $u, float $k): float => $u + $k, $s['user'], $s['kernel']);
-        \printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", $load, $name, median($s['req/s']), median($s['user']), median($s['kernel']), median($total));
+        \printf("| %s | %s | %.0f | %.2f | %.2f | %.2f |\n", $load, $name, Summary::median($s['req/s']), Summary::median($s['user']), Summary::median($s['kernel']), Summary::median($total));
     }
-}
-
-/** @param list<float> $values */
-function median(array $values): float
-{
-    \sort($values);
-    $n = \count($values);
-
-    return $n % 2 === 1 ? $values[intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
-}
-
-/** @return array{int, int} utime and stime of $pid in clock ticks */
-function cpuTicks(int $pid): array
-{
-    $stat = (string) \file_get_contents("/proc/$pid/stat");
-    $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
-
-    return [(int) $fields[11], (int) $fields[12]];
 }
 
 /** @param list<string> $flags @return int requests completed, or CRUD cycles (crud.lua's RESULT line) */
@@ -122,25 +110,3 @@ function wrk(int $cpu, array $flags, int $seconds, int $port): int
     return (int) $m[1];
 }
 
-function freePort(): int
-{
-    $socket = \stream_socket_server('tcp://127.0.0.1:0');
-    $name = (string) \stream_socket_get_name($socket, false);
-    \fclose($socket);
-
-    return (int) \substr($name, \strrpos($name, ':') + 1);
-}
-
-function waitForPort(int $port): void
-{
-    for ($i = 0; $i < 200; $i++) {
-        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
-        if ($probe !== false) {
-            \fclose($probe);
-
-            return;
-        }
-        \usleep(50_000);
-    }
-    throw new \RuntimeException("nothing listens on port $port");
-}

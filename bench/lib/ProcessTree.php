@@ -60,6 +60,20 @@ final class ProcessTree
     }
 
     /**
+     * User and system time of one process itself, in clock ticks (a single server process
+     * measured over a window; cpuTicks() also counts reaped children).
+     *
+     * @return array{int, int}
+     */
+    public static function ownTicks(int $pid): array
+    {
+        $line = (string) @\file_get_contents("/proc/$pid/stat");
+        $fields = \explode(' ', \substr($line, (int) \strrpos($line, ')') + 2));
+
+        return [(int) ($fields[11] ?? 0), (int) ($fields[12] ?? 0)];
+    }
+
+    /**
      * Sum of proportional set sizes in kB.
      *
      * @param list<int> $pids

@@ -68,4 +68,22 @@ final class Shell
 
         return (int) \substr($name, \strrpos($name, ':') + 1);
     }
+
+    /** Waits until something accepts connections on 127.0.0.1:$port (a server just started). */
+    public static function waitForPort(int $port, float $seconds = 10.0): void
+    {
+        $deadline = \microtime(true) + $seconds;
+        while (true) {
+            $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
+            if ($probe !== false) {
+                \fclose($probe);
+
+                return;
+            }
+            if (\microtime(true) >= $deadline) {
+                throw new \RuntimeException("nothing listens on port $port");
+            }
+            \usleep(50_000);
+        }
+    }
 }

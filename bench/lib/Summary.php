@@ -23,10 +23,19 @@ final class Summary
         $values = \array_map(static fn (Sample $s): float => $s->value, $samples);
         \sort($values);
         $n = \count($values);
-        $median = $n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
+        $median = self::median($values);
         $noisy = \array_filter($samples, static fn (Sample $s): bool => $s->noisy) !== [];
 
         return new self($median, $values[0], $values[$n - 1], $n, $noisy, $samples[0]->unit);
+    }
+
+    /** @param non-empty-list<int|float> $values */
+    public static function median(array $values): float
+    {
+        \sort($values);
+        $n = \count($values);
+
+        return (float) ($n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2);
     }
 
     public function format(): string

@@ -16,6 +16,12 @@ declare(strict_types=1);
  *     flock /tmp/bobbin-bench.lock php bench/static/run.php
  */
 
+use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Shell;
+use Bobbin\Bench\Summary;
+
+require_once \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = ['rounds' => 3, 'duration' => 4, 'server-cpu' => 0, 'load-cpu' => 1, 'connections' => 50];
 foreach (\array_slice($argv, 1) as $argument) {
     if (\preg_match('/^--(rounds|duration|server-cpu|load-cpu|connections)=(\d+)$/', $argument, $m) !== 1) {
@@ -64,19 +70,19 @@ $servers = [
 $samples = [];
 for ($round = 1; $round <= $options['rounds']; $round++) {
     foreach ($servers as $name => $command) {
-        $port = freePort();
+        $port = Shell::freePort();
         $process = \proc_open(['taskset', '-c', (string) $options['server-cpu'], ...$command($port)], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', "$work/$name.log", 'a']], $pipes);
         if (!\is_resource($process)) {
             exit(1);
         }
         $pid = (int) \proc_get_status($process)['pid'];
         try {
-            waitForPort($port);
+            Shell::waitForPort($port);
             foreach ($files as $size => $file) {
                 wrk($options['load-cpu'], $options['connections'], 1, $port, $file); // warm-up: opcache, JIT, page cache
-                [$user0, $system0] = cpuTicks($pid);
+                [$user0, $system0] = ProcessTree::ownTicks($pid);
                 $requests = wrk($options['load-cpu'], $options['connections'], $options['duration'], $port, $file);
-                [$user1, $system1] = cpuTicks($pid);
+                [$user1, $system1] = ProcessTree::ownTicks($pid);
                 $cpu = (($user1 - $user0) + ($system1 - $system0)) * 1e4 / \max(1, $requests); // µs (100 ticks a second)
                 $samples[$size][$name]['rps'][] = $requests / $options['duration'];
                 $samples[$size][$name]['cpu'][] = $cpu;
@@ -93,27 +99,9 @@ foreach ($samples as $size => $byServer) {
     $rpsRatios = \array_map(static fn (float $b, float $n): float => $b / $n, $byServer['bobbin']['rps'], $byServer['nginx']['rps']);
     $cpuRatios = \array_map(static fn (float $b, float $n): float => $b / \max(0.001, $n), $byServer['bobbin']['cpu'], $byServer['nginx']['cpu']);
     foreach ($byServer as $name => $s) {
-        \printf("| %s | %s | %.0f | %.1f | %s | %s |\n", $size, $name, median($s['rps']), median($s['cpu']),
-            $name === 'bobbin' ? \sprintf('%.2fx', median($rpsRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', median($cpuRatios)) : '');
+        \printf("| %s | %s | %.0f | %.1f | %s | %s |\n", $size, $name, Summary::median($s['rps']), Summary::median($s['cpu']),
+            $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($rpsRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($cpuRatios)) : '');
     }
-}
-
-/** @param list<float> $values */
-function median(array $values): float
-{
-    \sort($values);
-    $n = \count($values);
-
-    return $n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
-}
-
-/** @return array{int, int} utime and stime of $pid in clock ticks */
-function cpuTicks(int $pid): array
-{
-    $stat = (string) \file_get_contents("/proc/$pid/stat");
-    $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
-
-    return [(int) $fields[11], (int) $fields[12]];
 }
 
 /** @return int requests completed with a 200 */
@@ -127,25 +115,3 @@ function wrk(int $cpu, int $connections, int $seconds, int $port, string $file):
     return (int) $m[1];
 }
 
-function freePort(): int
-{
-    $socket = \stream_socket_server('tcp://127.0.0.1:0');
-    $name = (string) \stream_socket_get_name($socket, false);
-    \fclose($socket);
-
-    return (int) \substr($name, \strrpos($name, ':') + 1);
-}
-
-function waitForPort(int $port): void
-{
-    for ($i = 0; $i < 200; $i++) {
-        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
-        if ($probe !== false) {
-            \fclose($probe);
-
-            return;
-        }
-        \usleep(50_000);
-    }
-    throw new \RuntimeException("nothing listens on port $port");
-}

@@ -18,6 +18,10 @@ declare(strict_types=1);
  *     flock /tmp/bobbin-bench.lock php bench/tls/instructions.php
  */
 
+use Bobbin\Bench\Shell;
+
+require_once \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = ['connections' => '100,300', 'key' => 'ec'];
 foreach (\array_slice($argv, 1) as $argument) {
     if (\preg_match('/^--(connections)=(\d+,\d+)$/', $argument, $m) === 1 || \preg_match('/^--(key)=(ec|rsa)$/', $argument, $m) === 1) {
@@ -77,7 +81,7 @@ $results = [];
 foreach ($servers as $name => $command) {
     $counts = [];
     foreach ([$a, $b] as $connections) {
-        $port = freePort();
+        $port = Shell::freePort();
         $out = "$work/callgrind.$name.$connections.out";
         @\unlink($out);
         $process = \proc_open(['valgrind', '--tool=callgrind', '--smc-check=all-non-file', "--callgrind-out-file=$out", ...$command($port)],
@@ -86,7 +90,7 @@ foreach ($servers as $name => $command) {
         if (!\is_resource($process)) {
             exit(1);
         }
-        waitForPort($port);
+        Shell::waitForPort($port, 120.0);
         $output = (string) \shell_exec(\sprintf('ab -q -l -c10 -n%d https://127.0.0.1:%d/ 2>&1', $connections, $port));
         if (\preg_match('/Failed requests:\s+0\b/', $output) !== 1) {
             throw new \RuntimeException("ab said: $output");
@@ -132,25 +136,3 @@ function inclusive(string $file, array $functions): array
     return $counts;
 }
 
-function freePort(): int
-{
-    $socket = \stream_socket_server('tcp://127.0.0.1:0');
-    $name = (string) \stream_socket_get_name($socket, false);
-    \fclose($socket);
-
-    return (int) \substr($name, \strrpos($name, ':') + 1);
-}
-
-function waitForPort(int $port): void
-{
-    for ($i = 0; $i < 1200; $i++) {
-        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
-        if ($probe !== false) {
-            \fclose($probe);
-
-            return;
-        }
-        \usleep(100_000);
-    }
-    throw new \RuntimeException("nothing listens on port $port");
-}

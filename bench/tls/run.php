@@ -25,6 +25,12 @@ declare(strict_types=1);
  *     flock /tmp/bobbin-bench.lock php bench/tls/run.php
  */
 
+use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Shell;
+use Bobbin\Bench\Summary;
+
+require_once \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = ['rounds' => 3, 'duration' => 3, 'server-cpu' => 0, 'load-cpu' => 1, 'key' => 'ec'];
 foreach (\array_slice($argv, 1) as $argument) {
     if (\preg_match('/^--(rounds|duration|server-cpu|load-cpu)=(\d+)$/', $argument, $m) === 1) {
@@ -85,22 +91,22 @@ $samples = [];
 for ($round = 1; $round <= $options['rounds']; $round++) {
     foreach ($servers as $name => $command) {
         foreach ([true, false] as $tls) {
-            $port = freePort();
+            $port = Shell::freePort();
             $process = \proc_open(['taskset', '-c', (string) $options['server-cpu'], ...$command($port, $tls)], [0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', "$work/$name.log", 'a']], $pipes);
             if (!\is_resource($process)) {
                 exit(1);
             }
             $pid = (int) \proc_get_status($process)['pid'];
             try {
-                waitForPort($port);
+                Shell::waitForPort($port);
                 foreach ($cases as $case => $spec) {
                     if ($spec['tls'] !== $tls) {
                         continue;
                     }
                     $spec['load']($port, $options['load-cpu'], 1); // warm-up: opcache, JIT
-                    $ticks0 = cpuTicks($pid);
+                    $ticks0 = \array_sum(ProcessTree::ownTicks($pid));
                     $requests = $spec['load']($port, $options['load-cpu'], $options['duration']);
-                    $cpu = (cpuTicks($pid) - $ticks0) * 1e4 / \max(1, $requests); // µs (100 ticks a second)
+                    $cpu = (\array_sum(ProcessTree::ownTicks($pid)) - $ticks0) * 1e4 / \max(1, $requests); // µs (100 ticks a second)
                     $samples[$case][$name]['rps'][] = $requests / $options['duration'];
                     $samples[$case][$name]['cpu'][] = $cpu;
                     \fprintf(\STDERR, "round %d %-6s %-46s %8.0f /s  %8.1f µs CPU each\n", $round, $name, $case, $requests / $options['duration'], $cpu);
@@ -123,31 +129,13 @@ foreach ($samples as $case => $byServer) {
     $rpsRatios = \array_map(static fn (float $b, float $n): float => $b / $n, $byServer['bobbin']['rps'], $byServer['nginx']['rps']);
     $cpuRatios = \array_map(static fn (float $b, float $n): float => $b / \max(0.001, $n), $byServer['bobbin']['cpu'], $byServer['nginx']['cpu']);
     foreach ($byServer as $name => $s) {
-        \printf("| %s | %s | %.0f | %.1f | %s | %s |\n", $case, $name, median($s['rps']), median($s['cpu']),
-            $name === 'bobbin' ? \sprintf('%.2fx', median($rpsRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', median($cpuRatios)) : '');
+        \printf("| %s | %s | %.0f | %.1f | %s | %s |\n", $case, $name, Summary::median($s['rps']), Summary::median($s['cpu']),
+            $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($rpsRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($cpuRatios)) : '');
     }
 }
 $ratios = \array_map(static fn (float $b, float $n): float => $b / \max(0.001, $n), $handshake['bobbin'], $handshake['nginx']);
 foreach ($handshake as $name => $values) {
-    \printf("| the handshake itself (https − plain new connection) | %s | | %.1f | | %s |\n", $name, median($values), $name === 'bobbin' ? \sprintf('%.2fx', median($ratios)) : '');
-}
-
-/** @param list<float> $values */
-function median(array $values): float
-{
-    \sort($values);
-    $n = \count($values);
-
-    return $n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
-}
-
-/** utime + stime of $pid in clock ticks */
-function cpuTicks(int $pid): int
-{
-    $stat = (string) \file_get_contents("/proc/$pid/stat");
-    $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
-
-    return (int) $fields[11] + (int) $fields[12];
+    \printf("| the handshake itself (https − plain new connection) | %s | | %.1f | | %s |\n", $name, Summary::median($values), $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($ratios)) : '');
 }
 
 /** @return int requests answered over ten keep-alive connections */
@@ -173,25 +161,3 @@ function ab(int $cpu, int $seconds, string $url): int
     return (int) $m[1];
 }
 
-function freePort(): int
-{
-    $socket = \stream_socket_server('tcp://127.0.0.1:0');
-    $name = (string) \stream_socket_get_name($socket, false);
-    \fclose($socket);
-
-    return (int) \substr($name, \strrpos($name, ':') + 1);
-}
-
-function waitForPort(int $port): void
-{
-    for ($i = 0; $i < 200; $i++) {
-        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
-        if ($probe !== false) {
-            \fclose($probe);
-
-            return;
-        }
-        \usleep(50_000);
-    }
-    throw new \RuntimeException("nothing listens on port $port");
-}

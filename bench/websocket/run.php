@@ -27,6 +27,12 @@ declare(strict_types=1);
  *     flock /tmp/bobbin-bench.lock php bench/websocket/run.php
  */
 
+use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Shell;
+use Bobbin\Bench\Summary;
+
+require_once \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = ['rounds' => 3, 'duration' => 3, 'server-cpu' => 0, 'load-cpu' => 1, 'hold' => 10000, 'only' => 'echo,fanout,hold'];
 foreach (\array_slice($argv, 1) as $argument) {
     if (\preg_match('/^--(rounds|duration|server-cpu|load-cpu|hold)=(\d+)$/', $argument, $m) === 1) {
@@ -54,12 +60,12 @@ $servers = [
 /** @return array{resource, int, int} the process, its pid, its port */
 function startServer(array $servers, string $name, int $cpu, string $work): array
 {
-    $port = freePort();
+    $port = Shell::freePort();
     $process = \proc_open(['taskset', '-c', (string) $cpu, ...$servers[$name]($port)], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$work/$name.log", 'a'], 2 => ['file', "$work/$name.log", 'a']], $pipes);
     if (!\is_resource($process)) {
         exit(1);
     }
-    waitForPort($port);
+    Shell::waitForPort($port);
 
     return [$process, (int) \proc_get_status($process)['pid'], $port];
 }
@@ -129,9 +135,9 @@ for ($round = 1; $round <= $options['rounds']; $round++) {
             if (\in_array('echo', $only, true)) {
                 foreach ([1, 50] as $clients) {
                     load($options['load-cpu'], 'echo', "ws://127.0.0.1:$port/", (string) $clients, '1', '32'); // warm-up
-                    $ticks0 = cpuTicks($pid);
+                    $ticks0 = \array_sum(ProcessTree::ownTicks($pid));
                     $messages = (int) load($options['load-cpu'], 'echo', "ws://127.0.0.1:$port/", (string) $clients, (string) $options['duration'], '32')['messages'];
-                    $cpu = (cpuTicks($pid) - $ticks0) * 1e4 / \max(1, $messages); // µs (100 ticks a second)
+                    $cpu = (\array_sum(ProcessTree::ownTicks($pid)) - $ticks0) * 1e4 / \max(1, $messages); // µs (100 ticks a second)
                     $key = "echo, $clients client" . ($clients > 1 ? 's' : '');
                     $samples[$key][$name]['rate'][] = $messages / $options['duration'];
                     $samples[$key][$name]['cpu'][] = $cpu;
@@ -142,14 +148,14 @@ for ($round = 1; $round <= $options['rounds']; $round++) {
             if (\in_array('fanout', $only, true)) {
                 foreach ([100 => 200, 1000 => 40] as $members => $broadcasts) {
                     [$ticks0, $result, $ticks1] = loadInSteps($options['load-cpu'], ['fanout', "ws://127.0.0.1:$port/chat", (string) $members, (string) $broadcasts, '32'],
-                        static fn (): int => cpuTicks($pid), static fn (): int => cpuTicks($pid));
+                        static fn (): int => \array_sum(ProcessTree::ownTicks($pid)), static fn (): int => \array_sum(ProcessTree::ownTicks($pid)));
                     $deliveries = $members * $broadcasts;
                     $cpu = ($ticks1 - $ticks0) * 1e4 / $deliveries;
                     $key = "fan-out to $members members";
                     $samples[$key][$name]['rate'][] = $deliveries / (\array_sum($result['ms']) / 1000);
                     $samples[$key][$name]['cpu'][] = $cpu;
-                    $samples[$key][$name]['ms'][] = median($result['ms']);
-                    \fprintf(\STDERR, "round %d %-6s %-18s %8.2f ms to all %7.2f µs CPU/delivery\n", $round, $name, $key, median($result['ms']), $cpu);
+                    $samples[$key][$name]['ms'][] = Summary::median($result['ms']);
+                    \fprintf(\STDERR, "round %d %-6s %-18s %8.2f ms to all %7.2f µs CPU/delivery\n", $round, $name, $key, Summary::median($result['ms']), $cpu);
                 }
             }
             if ($round === 1 && \in_array('hold', $only, true)) {
@@ -183,8 +189,8 @@ if ($samples !== []) {
         $rateRatios = \array_map(static fn (float $b, float $w): float => $b / $w, $byServer['bobbin']['rate'], $byServer['ws']['rate']);
         $cpuRatios = \array_map(static fn (float $b, float $w): float => $b / \max(0.001, $w), $byServer['bobbin']['cpu'], $byServer['ws']['cpu']);
         foreach ($byServer as $name => $s) {
-            \printf("| %s | %s | %.0f | %.2f | %.2f | %s | %s |\n", $case, $name, median($s['rate']), median($s['cpu']), median($s['ms']),
-                $name === 'bobbin' ? \sprintf('%.2fx', median($rateRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', median($cpuRatios)) : '');
+            \printf("| %s | %s | %.0f | %.2f | %.2f | %s | %s |\n", $case, $name, Summary::median($s['rate']), Summary::median($s['cpu']), Summary::median($s['ms']),
+                $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($rateRatios)) : '', $name === 'bobbin' ? \sprintf('%.2fx', Summary::median($cpuRatios)) : '');
         }
     }
 }
@@ -198,43 +204,3 @@ if ($holds !== []) {
     }
 }
 
-/** @param list<float> $values */
-function median(array $values): float
-{
-    \sort($values);
-    $n = \count($values);
-
-    return $n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
-}
-
-/** utime + stime of $pid (all its threads) in clock ticks */
-function cpuTicks(int $pid): int
-{
-    $stat = (string) \file_get_contents("/proc/$pid/stat");
-    $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
-
-    return (int) $fields[11] + (int) $fields[12];
-}
-
-function freePort(): int
-{
-    $socket = \stream_socket_server('tcp://127.0.0.1:0');
-    $name = (string) \stream_socket_get_name($socket, false);
-    \fclose($socket);
-
-    return (int) \substr($name, \strrpos($name, ':') + 1);
-}
-
-function waitForPort(int $port): void
-{
-    for ($i = 0; $i < 200; $i++) {
-        $probe = @\stream_socket_client("tcp://127.0.0.1:$port", $code, $message, 1);
-        if ($probe !== false) {
-            \fclose($probe);
-
-            return;
-        }
-        \usleep(50_000);
-    }
-    throw new \RuntimeException("nothing listens on port $port");
-}
