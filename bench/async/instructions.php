@@ -39,6 +39,9 @@ declare(strict_types=1);
  *           php bench/async/instructions.php . --load=crud
  */
 
+use Bobbin\Bench\Callgrind;
+
+require \dirname(__DIR__) . '/lib/autoload.php';
 require __DIR__ . '/options.php';
 [$root, $options] = benchArguments($argv, 'php bench/async/instructions.php ROOT [--load=ab|crud] [--app=FILE] [--requests=A,B | --seconds=A,B] [--concurrency=N] [--jit=tracing|function|no] [--keep=DIR] [--serve-args=ARGS]');
 $load = (string) ($options['load'] ?? 'ab');
@@ -104,21 +107,15 @@ if ($peer !== null) {
 function countInstructions(string $root, string $appPath, array $serveArgs, int $amount, int $concurrency, string $jit, ?string $keep, ?string $loadGenerator, ?string $databaseUrl): array
 {
     $port = freePort();
-    $out = \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
-    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1'];
-    if ($jit !== 'no') {
-        $php = [...$php, '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
-        if ($keep !== null) {
-            // /tmp/perf-PID.map names the JIT's code: bench/async/instructions-by-function.py reads it.
-            $php = [...$php, '-d', 'opcache.jit_debug=0x10'];
-        }
-    }
+    $out = Callgrind::outFile();
+    // With --keep, /tmp/perf-PID.map names the JIT's code: bench/async/instructions-by-function.php reads it.
+    $php = Callgrind::php($jit, $keep !== null);
     global $peer;
     if ($peer === 'swoole') {
         $php = [...$php, '-d', 'extension=' . \dirname(__DIR__, 2) . '/var/peers/swoole/swoole.so'];
     }
     $command = [
-        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out . '.%p',
+        ...Callgrind::prefix($out . '.%p'),
         ...$php, ...($peer === null ? [$root . '/bin/bobbin', 'serve', $appPath, ...$serveArgs, '--listen=127.0.0.1:' . $port] : [$appPath, (string) $port]),
     ];
     $env = \getenv();
@@ -166,12 +163,7 @@ function countInstructions(string $root, string $appPath, array $serveArgs, int 
     $total = null;
     $busiest = [0, ''];
     foreach ($files as $file) {
-        $processTotal = null;
-        foreach (\file($file) ?: [] as $line) {
-            if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-                $processTotal = (int) $m[1];
-            }
-        }
+        $processTotal = Callgrind::total($file);
         $total = $processTotal === null ? $total : ($total ?? 0) + $processTotal;
         if ($processTotal !== null && $processTotal > $busiest[0]) {
             $busiest = [$processTotal, $file];
@@ -181,13 +173,8 @@ function countInstructions(string $root, string $appPath, array $serveArgs, int 
     @\unlink($out);
     if ($keep !== null && $busiest[1] !== '') {
         // The process that served (Workerman's worker, not its master) is the one profiled.
-        @\mkdir($keep, 0777, true);
-        \rename($busiest[1], $keep . '/callgrind.' . $answered);
+        Callgrind::keep($busiest[1], $keep, (string) $answered);
         \array_map('unlink', \array_filter($files, 'is_file'));
-        $pid = (int) \substr($busiest[1], \strlen($out) + 1);
-        if (\is_file("/tmp/perf-$pid.map")) {
-            \rename("/tmp/perf-$pid.map", $keep . '/perf.map.' . $answered);
-        }
     } else {
         \array_map('unlink', $files);
     }

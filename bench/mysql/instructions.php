@@ -29,12 +29,14 @@ declare(strict_types=1);
  * The database is the one BOBBIN_TEST_MYSQL_URL names, else this checkout's (scripts/mysql).
  */
 
+use Bobbin\Bench\Callgrind;
 use Bobbin\Async\Async;
 use Bobbin\Mysql\Connection;
 use Bobbin\Mysql\ConnectionPool;
 use Bobbin\Mysql\PoolConfig;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+require \dirname(__DIR__) . '/lib/autoload.php';
 
 const WARM_UP = 1000;
 const TABLE = 'bench_mysql_instructions';
@@ -102,43 +104,13 @@ echo \json_encode($results), "\n";
 
 function countInstructions(string $url, string $variant, int $count, ?string $keep, string $jit, int $cache): int
 {
-    $out = \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
-    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
-    if ($keep !== null) {
-        $php = [...$php, '-d', 'opcache.jit_debug=0x10']; // /tmp/perf-PID.map names the JIT's code
-    }
+    $keepDir = $keep === null ? null : $keep . '/' . \str_replace(':', '-', $variant);
     $command = [
-        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out,
-        ...$php, __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url, '--cache=' . $cache,
+        ...Callgrind::php($jit, $keep !== null),
+        __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url, '--cache=' . $cache,
     ];
-    $process = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
-    \assert(\is_resource($process));
-    $pid = \proc_get_status($process)['pid'];
-    if (\proc_close($process) !== 0) {
-        throw new \RuntimeException("$variant × $count failed: " . \file_get_contents($out . '.log'));
-    }
-    $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
-        }
-    }
-    @\unlink($out . '.log');
-    if ($keep !== null) {
-        $dir = $keep . '/' . \str_replace(':', '-', $variant);
-        @\mkdir($dir, 0777, true);
-        \rename($out, "$dir/callgrind.$count");
-        if (\is_file("/tmp/perf-$pid.map")) {
-            \rename("/tmp/perf-$pid.map", "$dir/perf.map.$count");
-        }
-    } else {
-        \unlink($out);
-    }
-    if ($total === null) {
-        throw new \RuntimeException('callgrind wrote no totals');
-    }
 
-    return $total;
+    return Callgrind::count($command, $keepDir, (string) $count);
 }
 
 function connectMysqli(string $url): mysqli

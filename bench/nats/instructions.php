@@ -18,6 +18,10 @@ declare(strict_types=1);
  *   php bench/nats/instructions.php --url=$(scripts/nats url)
  */
 
+use Bobbin\Bench\Callgrind;
+
+require \dirname(__DIR__) . '/lib/autoload.php';
+
 $options = \getopt('', ['url::', 'sizes::', 'messages::', 'jit::', 'modes::', 'keep::']);
 $keep = isset($options['keep']) ? (string) $options['keep'] : null;
 $root = \dirname(__DIR__, 2);
@@ -39,15 +43,8 @@ if (!\is_executable($publisher) || \filemtime($publisher) < \filemtime(__DIR__ .
 /** Instructions of one run of client.php. */
 function countInstructions(string $root, string $mode, string $url, int $size, int $count, string $jit, string $publisher, ?string $keep): int
 {
-    $out = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-nats-callgrind-');
-    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1'];
-    if ($jit !== 'no') {
-        $php = [...$php, '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
-        if ($keep !== null) {
-            $php = [...$php, '-d', 'opcache.jit_debug=0x10']; // /tmp/perf-PID.map names the JIT's code
-        }
-    }
-    $command = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out, ...$php, __DIR__ . '/client.php', $mode, $url, (string) $size, (string) $count];
+    $out = Callgrind::outFile('bobbin-nats-callgrind-');
+    $command = [...Callgrind::prefix($out), ...Callgrind::php($jit, $keep !== null), __DIR__ . '/client.php', $mode, $url, (string) $size, (string) $count];
     $client = \proc_open($command, [1 => ['pipe', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
     \assert(\is_resource($client));
     if ($mode === 'sub') {
@@ -63,29 +60,9 @@ function countInstructions(string $root, string $mode, string $url, int $size, i
     if (\proc_close($client) !== 0) {
         throw new \RuntimeException("client.php $mode failed: " . @\file_get_contents($out . '.log'));
     }
-    $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
-        }
-    }
     @\unlink($out . '.log');
-    if ($keep !== null) {
-        $dir = "$keep/$mode-$size";
-        @\mkdir($dir, 0777, true);
-        \rename($out, "$dir/callgrind.$count");
-        $pid = (int) (\preg_match('/^pid:\s*(\d+)/m', (string) \file_get_contents("$dir/callgrind.$count"), $m) === 1 ? $m[1] : 0);
-        if (\is_file("/tmp/perf-$pid.map")) {
-            \rename("/tmp/perf-$pid.map", "$dir/perf.map.$count");
-        }
-    } else {
-        @\unlink($out);
-    }
-    if ($total === null) {
-        throw new \RuntimeException('callgrind wrote no totals');
-    }
 
-    return $total;
+    return Callgrind::finish($out, $keep === null ? null : "$keep/$mode-$size", (string) $count);
 }
 
 foreach ($modes as $mode) {

@@ -19,12 +19,14 @@ declare(strict_types=1);
  * The database is the one BOBBIN_TEST_DATABASE_URL names, else this checkout's (scripts/pg).
  */
 
+use Bobbin\Bench\Callgrind;
 use Bobbin\Async\Async;
 use Bobbin\Postgres\Connection;
 use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
 
 require \dirname(__DIR__, 2) . '/vendor/autoload.php';
+require \dirname(__DIR__) . '/lib/autoload.php';
 
 const WARM_UP = 1000;
 const TABLE = 'bench_pg_instructions_items';
@@ -77,30 +79,9 @@ echo \json_encode($results), "\n";
 
 function countInstructions(string $dsn, string $variant, int $count, int $cache): int
 {
-    $out = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
-    $command = [
-        'valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out,
-        \PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M',
-        __FILE__, '--child=' . $variant, '--count=' . $count, '--dsn=' . $dsn, '--cache=' . $cache,
-    ];
-    $process = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
-    \assert(\is_resource($process));
-    if (\proc_close($process) !== 0) {
-        throw new \RuntimeException("$variant × $count failed: " . \file_get_contents($out . '.log'));
-    }
-    $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
-        }
-    }
-    @\unlink($out . '.log');
-    \unlink($out);
-    if ($total === null) {
-        throw new \RuntimeException('callgrind wrote no totals');
-    }
+    $command = [...Callgrind::php(), __FILE__, '--child=' . $variant, '--count=' . $count, '--dsn=' . $dsn, '--cache=' . $cache];
 
-    return $total;
+    return Callgrind::count($command);
 }
 
 function runChild(string $client, string $kind, int $count, string $dsn, int $cache): void

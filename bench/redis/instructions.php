@@ -24,6 +24,10 @@ declare(strict_types=1);
  *   flock /tmp/bobbin-bench.lock php bench/redis/instructions.php --url=$(scripts/redis url)
  */
 
+use Bobbin\Bench\Callgrind;
+
+require \dirname(__DIR__) . '/lib/autoload.php';
+
 if (($argv[1] ?? '') === 'child') {
     // One measured run: child ROOT MODE URL COUNT
     [, , $root, $mode, $url, $count] = $argv;
@@ -64,36 +68,10 @@ $keep = isset($options['keep']) ? (string) $options['keep'] : null;
 /** Instructions of one child run. */
 function countInstructions(string $root, string $mode, string $url, int $count, string $jit, ?string $keep, string $label): int
 {
-    $out = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-redis-callgrind-');
-    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1'];
-    if ($jit !== 'no') {
-        $php = [...$php, '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
-    }
-    $command = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out, ...$php, __FILE__, 'child', $root, $mode, $url, (string) $count];
-    $child = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes);
-    \assert(\is_resource($child));
-    if (\proc_close($child) !== 0) {
-        throw new \RuntimeException("child $mode failed: " . @\file_get_contents($out . '.log'));
-    }
-    $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
-        }
-    }
-    @\unlink($out . '.log');
-    if ($keep !== null) {
-        $dir = "$keep/$label-$mode";
-        @\mkdir($dir, 0777, true);
-        \rename($out, "$dir/callgrind.$count");
-    } else {
-        @\unlink($out);
-    }
-    if ($total === null) {
-        throw new \RuntimeException('callgrind wrote no totals');
-    }
+    $keepDir = $keep === null ? null : "$keep/$label-$mode";
+    $command = [...Callgrind::php($jit), __FILE__, 'child', $root, $mode, $url, (string) $count];
 
-    return $total;
+    return Callgrind::count($command, $keepDir, (string) $count);
 }
 
 $ratios = [];

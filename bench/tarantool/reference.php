@@ -31,12 +31,14 @@ declare(strict_types=1);
  * It relaunches itself once with opcache and the tracing JIT, as `bin/bobbin serve` runs PHP.
  */
 
+use Bobbin\Bench\Callgrind;
 use Bobbin\Tarantool\Connection;
 use Tarantool\Client\Client;
 use Tarantool\Client\Schema\Criteria;
 
 $root = \dirname(__DIR__, 2);
 require $root . '/vendor/autoload.php';
+require \dirname(__DIR__) . '/lib/autoload.php';
 $reference = $root . '/var/bench-tarantool-ref/autoload.php';
 if (!\is_file($reference)) {
     \fwrite(\STDERR, "The reference clients are not built: bench/tarantool/build-reference.sh first\n");
@@ -218,35 +220,8 @@ if (\in_array('codec', $only, true)) {
 /** User-space instructions of this script as a callgrind child running $variant $count times. */
 function countInstructions(string $url, string $variant, int $count, ?string $keep, string $jit): int
 {
-    $out = \tempnam(\sys_get_temp_dir(), 'bobbin-callgrind-');
-    $php = [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=' . $jit, '-d', 'opcache.jit_buffer_size=64M'];
-    if ($keep !== null) {
-        $php = [...$php, '-d', 'opcache.jit_debug=0x10']; // /tmp/perf-PID.map names the JIT's code
-    }
-    $command = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=' . $out, ...$php, __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url];
-    $process = \proc_open($command, [1 => ['file', '/dev/null', 'w'], 2 => ['file', $out . '.log', 'w']], $pipes, null, [...\getenv(), 'BOBBIN_BENCH_RELAUNCHED' => '1']);
-    \assert(\is_resource($process));
-    $pid = \proc_get_status($process)['pid'];
-    if (\proc_close($process) !== 0) {
-        throw new \RuntimeException("$variant × $count failed: " . \file_get_contents($out . '.log'));
-    }
-    $total = null;
-    foreach (\file($out) ?: [] as $line) {
-        if (\preg_match('/^(?:summary|totals):\s+(\d+)/', $line, $m) === 1) {
-            $total = (int) $m[1];
-        }
-    }
-    @\unlink($out . '.log');
-    if ($keep !== null) {
-        $dir = $keep . '/' . \str_replace(':', '-', $variant);
-        @\mkdir($dir, 0777, true);
-        \rename($out, "$dir/callgrind.$count");
-        if (\is_file("/tmp/perf-$pid.map")) {
-            \rename("/tmp/perf-$pid.map", "$dir/perf.map.$count");
-        }
-    } else {
-        \unlink($out);
-    }
+    $keepDir = $keep === null ? null : $keep . '/' . \str_replace(':', '-', $variant);
+    $command = [...Callgrind::php($jit, $keep !== null), __FILE__, '--child=' . $variant, '--count=' . $count, '--url=' . $url];
 
-    return $total ?? throw new \RuntimeException('callgrind wrote no totals');
+    return Callgrind::count($command, $keepDir, (string) $count, [...\getenv(), 'BOBBIN_BENCH_RELAUNCHED' => '1']);
 }
