@@ -30,13 +30,14 @@ declare(strict_types=1);
  * a request costs at native speed. Prints one JSON line.
  *
  * --peer=swoole|workerman|amphp counts a peer's hello (bench/peers/<peer>/hello.php, built by
- * bench/peers/build) the same way instead of Bobbin, with the same PHP settings; every process
+ * bench/peers/build), or with --load=crud its aircraft app (crud.php), the same way instead of
+ * Bobbin, with the same PHP settings and database; every process
  * of the server is counted (Workerman's master and its worker: callgrind follows the fork and
  * writes a file per process, summed here).
  *
  * Examples: php bench/async/instructions.php . --app=bench/async/hello-nyholm.php
  *           php bench/async/instructions.php . --peer=workerman
- *           php bench/async/instructions.php . --load=crud
+ *           php bench/async/instructions.php . --load=crud [--peer=workerman]
  */
 
 use Bobbin\Bench\Callgrind;
@@ -89,12 +90,13 @@ foreach (['valgrind', ...($crud ? [] : ['ab'])] as $tool) {
 $appPath = \str_starts_with($app, '/') ? $app : \dirname(__DIR__, 2) . '/' . $app;
 $peer = isset($options['peer']) ? (string) $options['peer'] : null;
 if ($peer !== null) {
-    if ($crud || !\is_file(\dirname(__DIR__) . "/peers/$peer/hello.php")) {
-        \fwrite(\STDERR, "--peer is swoole, workerman or amphp (bench/peers/build first), with the plaintext load only\n");
+    $peerApp = $crud ? 'crud.php' : 'hello.php';
+    if (!\is_file(\dirname(__DIR__) . "/peers/$peer/$peerApp") || !\is_dir(\dirname(__DIR__, 2) . "/var/peers/$peer")) {
+        \fwrite(\STDERR, "--peer is swoole, workerman or amphp (bench/peers/build first)\n");
         exit(2);
     }
-    $app = "bench/peers/$peer/hello.php";
-    $appPath = \dirname(__DIR__) . "/peers/$peer/hello.php";
+    $app = "bench/peers/$peer/$peerApp";
+    $appPath = \dirname(__DIR__) . "/peers/$peer/$peerApp";
 }
 
 /**
@@ -121,6 +123,7 @@ function countInstructions(string $root, string $appPath, array $serveArgs, int 
     $env = \getenv();
     $env['BOBBIN_OPCACHE_RELAUNCHED'] = '1'; // opcache is on the command line already
     $env['BOBBIN_LOOP_LATE_MS'] = '10000';
+    $env['BOBBIN_PEER_STOP_TIMEOUT'] = '120'; // Workerman's worker writes its callgrind file before the master kills it
     if ($databaseUrl !== null) {
         $env['DATABASE_URL'] = $databaseUrl;
     }

@@ -21,6 +21,9 @@ function workerman_serve(string $name, \Closure $onMessage, ?\Closure $onWorkerS
     Worker::$pidFile = "$run/workerman-$name-$port.pid";
     Worker::$logFile = "$run/workerman-$name-$port.log";
     Worker::$stdoutFile = "$run/workerman-$name-$port.stdout";
+    // Under valgrind (bench/async/instructions.php) a worker needs longer than Workerman's 2 s to
+    // exit and write its callgrind file before the master's SIGKILL.
+    Worker::$stopTimeout = (int) (getenv('BOBBIN_PEER_STOP_TIMEOUT') ?: 2);
     $worker = new Worker('http://127.0.0.1:' . $port);
     $worker->name = "workerman-$name";
     $worker->count = 1;
