@@ -5,7 +5,8 @@ declare(strict_types=1);
 namespace Bobbin\Ipc\Codec;
 
 /**
- * Where a decoder hands the answers it finds: the connection's router, or a list in a test.
+ * Where a decoder hands the answers it finds: the connection (on to its Async\SharedReader), or a list
+ * in a test.
  *
  * @internal
  */

@@ -6,7 +6,9 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\OwnsResources;
-
+use Bobbin\Async\ReplySource;
+use Bobbin\Async\SharedReader;
+use Bobbin\Ipc\Codec\ResponseSink;
 use Bobbin\Ipc\ConnectionLostException;
 
 /**
@@ -17,13 +19,17 @@ use Bobbin\Ipc\ConnectionLostException;
  * The open flag stays a plain property of the connection, read directly on the hot paths; only
  * the rare ends go through the methods here.
  *
+ * Answers reach their fibers through an Async\SharedReader (as in Redis and Tarantool): the
+ * first waiting fiber reads the connection (readReplies()) for everybody, the codecs hand each
+ * answer to deliver(), and the reading passes on when the reader's own answer is in.
+ *
  * @internal
  */
-abstract class AbstractConnection implements FramedConnection, ResponseSource
+abstract class AbstractConnection implements FramedConnection, ReplySource, ResponseSink
 {
     use OwnsResources;
 
-    protected readonly ResponseRouter $router;
+    protected readonly SharedReader $reader;
     protected bool $open = true;
     /** Why the connection ended; made into an exception only when somebody is told (lost()). */
     private string $lostWhy = '';
@@ -33,7 +39,13 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
 
     public function __construct()
     {
-        $this->router = new ResponseRouter();
+        $this->reader = new SharedReader();
+    }
+
+    /** The codecs' sink: the answer to request $id goes to its fiber (dropped when it was cancelled). */
+    final public function deliver(int $id, string $payload): void
+    {
+        $this->reader->deliver($id, $payload);
     }
 
     final public function isOpen(): bool
@@ -73,7 +85,7 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
     /** Whether a fiber waits on this connection (for an answer, or more). */
     protected function somebodyWaits(): bool
     {
-        return $this->router->hasWaiters();
+        return $this->reader->isReading();
     }
 
     /** Closes the descriptors and stops the watchers; called once, by release(). */
@@ -93,7 +105,7 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
         }
         $this->lostReason = $reason;
         $this->release($reason->getMessage());
-        $this->router->failAll($reason);
+        $this->reader->failAll($reason);
     }
 
     final protected function release(string $why): void
