@@ -96,16 +96,8 @@ final class SharedReaderTest extends AsyncTestCase implements ReplySource
 
     public function testACancelledWaiterGetsCancelledAndItsLateAnswerIsDropped(): void
     {
-        $source = new CancellationSource();
         $leader = Async::run(fn () => $this->reader->await(1, null, $this));
-        $cancelled = Async::run(fn () => $this->reader->await(2, $source->token(), $this));
-        Async::delay(0.005);
-        $source->cancel();
-        try {
-            $cancelled->await();
-            self::fail('The cancelled wait returned');
-        } catch (CancelledException) {
-        }
+        $this->cancelTheWaitFor(2, first: false);
         $this->incoming = [[2, 'late'], [1, 'one']];
         self::assertSame('one', $leader->await());
         self::assertFalse($this->reader->isReading());
@@ -113,17 +105,9 @@ final class SharedReaderTest extends AsyncTestCase implements ReplySource
 
     public function testACancelledReaderPassesTheReadingOn(): void
     {
-        $source = new CancellationSource();
-        $reader = Async::run(fn () => $this->reader->await(1, $source->token(), $this));
-        $waiter = Async::run(fn () => $this->reader->await(2, null, $this));
-        Async::delay(0.005);
-        $source->cancel();
-        try {
-            $reader->await();
-            self::fail('The cancelled reader returned');
-        } catch (CancelledException) {
-        }
+        $waiter = $this->cancelTheWaitFor(1, first: true);
         $this->incoming = [[1, 'late'], [2, 'two']];
+        self::assertNotNull($waiter);
         self::assertSame('two', $waiter->await());
     }
 
@@ -186,5 +170,27 @@ final class SharedReaderTest extends AsyncTestCase implements ReplySource
     private function firstRead(): ?string
     {
         return $this->reads[0] ?? null;
+    }
+
+    /**
+     * A wait for $key under a cancellation that fires while it waits: the reader's when $first
+     * (then another fiber waits for $key + 1 and is returned), else one behind a reader.
+     *
+     * @return Future<mixed>|null
+     */
+    private function cancelTheWaitFor(int $key, bool $first): ?Future
+    {
+        $source = new CancellationSource();
+        $cancelled = Async::run(fn () => $this->reader->await($key, $source->token(), $this));
+        $behind = $first ? Async::run(fn () => $this->reader->await($key + 1, null, $this)) : null;
+        Async::delay(0.005);
+        $source->cancel();
+        try {
+            $cancelled->await();
+            self::fail('The cancelled wait returned');
+        } catch (CancelledException) {
+        }
+
+        return $behind;
     }
 }
