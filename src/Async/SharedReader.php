@@ -4,8 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Async;
 
-use Closure;
-
 /**
  * The answers of one pipelined connection (Redis, Tarantool, IPC) read by the fibers waiting for
  * them, not by a reader fiber: the first waiter reads for everybody, hands each answer it finds
@@ -41,8 +39,7 @@ final class SharedReader
     private $readerAnswer = null;
     private ?\Throwable $failure = null;
 
-    /** @param (Closure(): void)|null $onLapse called each time the reading lapses (nobody waits any more) */
-    public function __construct(private readonly ?Closure $onLapse = null)
+    public function __construct()
     {
         $this->waiters = new KeyedWaiters();
         $this->turn = new \stdClass();
@@ -139,9 +136,6 @@ final class SharedReader
         if ($next === null) {
             $this->reading = false;
             $this->readerKey = 0;
-            if ($this->onLapse !== null) {
-                ($this->onLapse)();
-            }
 
             return;
         }

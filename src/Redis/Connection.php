@@ -87,12 +87,7 @@ final class Connection implements Executor, ReplySource
         private readonly int $clientId,
         private readonly string $serverVersion,
     ) {
-        // Nothing in flight once the reading lapses: what arrives from now on, isAlive() may peek at.
-        $this->reader = new SharedReader(function (): void {
-            if ($this->sent === $this->received && $this->open) {
-                $this->socket->markIdle();
-            }
-        });
+        $this->reader = new SharedReader();
         // A broken write, at once or later from the writer's fiber, closes the connection.
         $this->writer = new EndOfTurnWriter(function (): void {
             $this->lose($this->brokenWhileSending());
@@ -457,6 +452,10 @@ final class Connection implements Executor, ReplySource
         $this->parser->append($bytes);
         $this->deliver();
         $this->lastUsedAt = \microtime(true);
+        if ($this->sent === $this->received && $this->open) {
+            // Nothing in flight: what arrives from now on, isAlive() may peek at.
+            $this->socket->markIdle();
+        }
     }
 
     /** @throws ProtocolException (the connection is closed first) */
