@@ -24,7 +24,7 @@ namespace Bobbin\Async;
  * not finally: PHP 8.2's tracing JIT writes a typed property through a checking helper and keeps
  * off a path with finally (bench/tarantool/reference.php).
  */
-final class SharedReader
+final class SharedReader implements ReplySink
 {
     private readonly KeyedWaiters $waiters;
     /** Handed to a waiting fiber instead of an answer: it reads now (never an answer: not the source's). */

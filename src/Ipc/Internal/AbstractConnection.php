@@ -8,7 +8,6 @@ use Bobbin\Async\Async;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\ReplySource;
 use Bobbin\Async\SharedReader;
-use Bobbin\Ipc\Codec\ResponseSink;
 use Bobbin\Ipc\ConnectionLostException;
 
 /**
@@ -21,11 +20,11 @@ use Bobbin\Ipc\ConnectionLostException;
  *
  * Answers reach their fibers through an Async\SharedReader (as in Redis and Tarantool): the
  * first waiting fiber reads the connection (readReplies()) for everybody, the codecs hand each
- * answer to deliver(), and the reading passes on when the reader's own answer is in.
+ * answer to the reader's deliver(), and the reading passes on when the reader's own answer is in.
  *
  * @internal
  */
-abstract class AbstractConnection implements FramedConnection, ReplySource, ResponseSink
+abstract class AbstractConnection implements FramedConnection, ReplySource
 {
     use OwnsResources;
 
@@ -42,11 +41,6 @@ abstract class AbstractConnection implements FramedConnection, ReplySource, Resp
         $this->reader = new SharedReader();
     }
 
-    /** The codecs' sink: the answer to request $id goes to its fiber (dropped when it was cancelled). */
-    final public function deliver(int $id, string $payload): void
-    {
-        $this->reader->deliver($id, $payload);
-    }
 
     final public function isOpen(): bool
     {

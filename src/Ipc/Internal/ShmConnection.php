@@ -345,7 +345,7 @@ final class ShmConnection extends AbstractConnection
         $tail = (int) $positions[SharedMemory::RESPONSE_TAIL];
         if ($tail !== $this->responseHead) {
             try {
-                $this->lastDrained = $this->responses->drain($this->responseHead, $tail, $this->responseMemory, $this);
+                $this->lastDrained = $this->responses->drain($this->responseHead, $tail, $this->responseMemory, $this->reader);
             } catch (IpcException $violation) {
                 $this->lose($violation);
                 throw $this->lost();

@@ -196,7 +196,7 @@ final class SocketConnection extends AbstractConnection
     {
         if (!$this->frames->isEmpty()) {
             try {
-                $delivered = $this->frames->deliver($this, $this->sent);
+                $delivered = $this->frames->deliver($this->reader, $this->sent);
             } catch (IpcException $violation) {
                 $this->lose($violation);
                 throw $this->lost();
