@@ -128,6 +128,9 @@ final class KeyedWaiters
      */
     public function runSettled(): void
     {
+        if ($this->settledFibers === [] && !$this->runQueued) {
+            return; // a reader's read that found only its own answer: nothing to resume
+        }
         // A fiber resumed here may settle others, or call this again: each pass takes what is
         // settled so far, and a nested call finds only what came after.
         while ($this->settledFibers !== []) {

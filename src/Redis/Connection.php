@@ -8,8 +8,9 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\EndOfTurnWriter;
-use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\ReplySource;
+use Bobbin\Async\SharedReader;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Async\Timer;
 use Bobbin\Redis\Exception\CommandTimeoutException;
@@ -38,14 +39,14 @@ use Closure;
  * that never comes after a timeout closes the connection (after DRAIN_TIMEOUT), failing the
  * commands behind it instead of leaving them waiting.
  *
- * No fiber of its own: the first waiter reads for everyone (the leader) and hands each reply to
- * its fiber directly (KeyedWaiters), then passes the lead on. Outside any fiber the same calls
- * run the loop, or sleep in one blocking wait when nothing else is on it.
+ * No fiber of its own: the first waiter reads for everyone and hands each reply to its fiber
+ * directly, then passes the reading on (Async\SharedReader, as in Tarantool and IPC). Outside any
+ * fiber the same calls run the loop, or sleep in one blocking wait when nothing else is on it.
  *
- * Over 400 lines: the pipelining core (queue, leader, replies, breakage) is one state machine
- * over one socket.
+ * Over 400 lines: the pipelining core (queue, replies, breakage) is one state machine over one
+ * socket.
  */
-final class Connection implements Executor
+final class Connection implements Executor, ReplySource
 {
     use OwnsResources;
 
@@ -54,9 +55,7 @@ final class Connection implements Executor
     /** How long a timed-out command's reply may still take before the connection is closed. */
     public const DRAIN_TIMEOUT = 10.0;
 
-    private readonly KeyedWaiters $waiters;
-    /** Handed to a waiting fiber to make it the reader: never a reply (replies are not objects of this class). */
-    private readonly \stdClass $promotion;
+    private readonly SharedReader $reader;
     private bool $open = true;
     private ?\Throwable $lostReason = null;
     /** The commands of one loop tick leave in one write at its end; a lone caller's at once. */
@@ -65,10 +64,6 @@ final class Connection implements Executor
     private int $sent = 0;
     /** Number of the last reply read. */
     private int $received = 0;
-    private bool $leading = false;
-    private int $leaderId = 0;
-    private bool $leaderDone = false;
-    private mixed $leaderReply = null;
     /** Replies found by the last read: many means a crowd is about to send, and should share a write. */
     private int $lastDelivered = 0;
     /** @var array<int, true> commands of a pipeline whose replies are kept here for its caller */
@@ -92,8 +87,7 @@ final class Connection implements Executor
         private readonly int $clientId,
         private readonly string $serverVersion,
     ) {
-        $this->waiters = new KeyedWaiters();
-        $this->promotion = new \stdClass();
+        $this->reader = new SharedReader();
         // A broken write, at once or later from the writer's fiber, closes the connection.
         $this->writer = new EndOfTurnWriter(function (): void {
             $this->lose($this->brokenWhileSending());
@@ -165,6 +159,9 @@ final class Connection implements Executor
         } catch (\Throwable $e) {
             for ($id = $first; $id < $last; $id++) {
                 unset($this->collecting[$id], $this->collected[$id]);
+            }
+            if ($e instanceof CancelledException) {
+                $this->withdraw($first, $last - 1); // the last one: awaitReply()
             }
             throw $e;
         }
@@ -258,7 +255,7 @@ final class Connection implements Executor
         if (!$this->open) {
             return false;
         }
-        if ($this->leading || $this->sent !== $this->received || !$this->socket->hasArrived()) {
+        if ($this->reader->isReading() || $this->sent !== $this->received || !$this->socket->hasArrived()) {
             return true;
         }
         $this->readArrived();
@@ -269,7 +266,7 @@ final class Connection implements Executor
     /** Whether nothing is in flight and nobody reads: what arrives now is pushes (or the end), for isAlive()/catchUp(). */
     public function isIdle(): bool
     {
-        return $this->open && !$this->leading && $this->sent === $this->received;
+        return $this->open && !$this->reader->isReading() && $this->sent === $this->received;
     }
 
     /** Reads what arrived while idle: pushes are handled, the end of the stream closes the connection. */
@@ -325,7 +322,7 @@ final class Connection implements Executor
         }
         $bound = new TimeoutCancellation($timeout);
         try {
-            while (!$this->isClosed() && $this->received < $this->sent && !$this->waiters->isWaiting($this->sent)) {
+            while (!$this->isClosed() && $this->received < $this->sent && !$this->reader->isWaiting($this->sent)) {
                 $this->awaitReply($this->sent, $bound);
             }
         } catch (\Throwable) {
@@ -403,53 +400,36 @@ final class Connection implements Executor
 
     private function awaitReply(int $id, ?Cancellation $cancellation): mixed
     {
-        if ($this->leading) {
-            $value = $this->waiters->wait($id, $cancellation);
-            if ($value !== $this->promotion) {
-                return $value;
-            }
-            // Promoted: handOff() made this fiber the reader for $id.
-        } else {
-            if (!$this->open) {
-                throw $this->lost();
-            }
-            $this->leading = true;
-            $this->leaderId = $id;
+        if (!$this->open) {
+            throw $this->lost();
         }
-        try {
-            while (!$this->leaderDone) {
-                $this->pump($cancellation);
-                $this->waiters->runSettled();
-            }
-            $this->lastUsedAt = \microtime(true);
 
-            return $this->leaderReply;
-        } finally {
-            $this->leaderDone = false;
-            $this->leaderReply = null;
-            $this->handOff();
+        try {
+            return $this->reader->await($id, $cancellation, $this);
+        } catch (CancelledException $e) {
+            $this->withdraw($id, $id);
+            throw $e;
         }
     }
 
-    /** The lead passes to the fiber that has waited longest, or lapses. */
-    private function handOff(): void
+    /**
+     * Commands $first to $last were given up before their bytes left (cancelled in the tick they
+     * were queued in): each takes a PING in its place in the output, since its number is its
+     * reply's position; the PING's reply is read and dropped like any given-up command's.
+     */
+    private function withdraw(int $first, int $last): void
     {
-        $next = $this->waiters->oldestKey();
-        if ($next === null) {
-            $this->leading = false;
-            $this->leaderId = 0;
-            if ($this->sent === $this->received && $this->open) {
-                $this->socket->markIdle();
-            }
-
+        if (!$this->open || $first <= $this->received) {
             return;
         }
-        $this->leaderId = $next;
-        $this->waiters->settle($next, $this->promotion);
+        $ping = RespEncoder::command(['PING']);
+        for ($id = $first; $id <= $last; $id++) {
+            $this->writer->replaceQueued($this->sent - $id, $ping);
+        }
     }
 
-    /** Reads once (waiting first when nothing has arrived) and delivers every complete reply. */
-    private function pump(?Cancellation $cancellation): void
+    /** @internal the SharedReader's: reads once (waiting first when nothing has arrived) and delivers every complete reply */
+    public function readReplies(?Cancellation $cancellation, bool $first): void
     {
         $bytes = $this->socket->read();
         if ($bytes === '') {
@@ -471,6 +451,11 @@ final class Connection implements Executor
         }
         $this->parser->append($bytes);
         $this->deliver();
+        $this->lastUsedAt = \microtime(true);
+        if ($this->sent === $this->received && $this->open) {
+            // Nothing in flight: what arrives from now on, isAlive() may peek at.
+            $this->socket->markIdle();
+        }
     }
 
     /** @throws ProtocolException (the connection is closed first) */
@@ -494,15 +479,12 @@ final class Connection implements Executor
                 if ($this->replyObserver !== null) {
                     ($this->replyObserver)($id, $reply);
                 }
-                if ($id === $this->leaderId) {
-                    $this->leaderReply = $reply;
-                    $this->leaderDone = true;
-                } elseif ($this->collecting !== [] && isset($this->collecting[$id])) {
+                if ($this->collecting !== [] && isset($this->collecting[$id])) {
                     unset($this->collecting[$id]);
                     $this->collected[$id] = $reply;
                 } else {
                     // Dropped when its caller no longer waits: the position is what counts.
-                    $this->waiters->settle($id, $reply);
+                    $this->reader->deliver($id, $reply);
                 }
             }
         } catch (ProtocolException $e) {
@@ -548,7 +530,7 @@ final class Connection implements Executor
         $this->collecting = $this->collected = [];
         $this->socket->close();
         // @phpstan-ignore property.uninitializedReadonly (set before the writer that may call this)
-        $this->waiters->failAll($reason);
+        $this->reader->failAll($reason);
         $handler = $this->closeHandler;
         $this->closeHandler = null;
         if ($handler !== null) {

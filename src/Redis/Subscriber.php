@@ -9,6 +9,7 @@ use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\DeferredFuture;
+use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutCancellation;
 use Bobbin\Redis\Exception\ConnectionLostException;
@@ -36,7 +37,9 @@ use Bobbin\Redis\Internal\SubscriberInbox;
  * A reader fiber owns the connection. When it is lost (a restart, CLIENT KILL, a silent peer
  * caught by the PING every $pingInterval seconds of silence) the reader reconnects with a backoff,
  * subscribes every channel, pattern and shard channel again, and then delivers MessagesMissed:
- * what was published in between is gone. close() ends it.
+ * what was published in between is gone. close() ends it. Commands leave through an
+ * Async\EndOfTurnWriter (as on Redis\Connection): at once, and what the kernel does not take is
+ * written by the writer's fiber; a broken write closes the socket, which wakes the reader.
  *
  * Over 400 lines: subscribe/unsubscribe by channel and pattern, the inbox's bound and the
  * resubscription after a reconnect are one state machine.
@@ -60,6 +63,7 @@ final class Subscriber
     private array $shardChannels = [];
     private SubscriberInbox $inbox;
     private Socket $socket;
+    private readonly EndOfTurnWriter $writer;
     private bool $closed = false;
     /** Subscription confirmations still due, and who waits for them. */
     private int $unconfirmed = 0;
@@ -80,6 +84,10 @@ final class Subscriber
 
     private function __construct(private readonly ConnectionConfig $config, private readonly float $pingInterval, int $maxQueuedBytes)
     {
+        // The writer has detached itself; closing the socket wakes the reader, which reconnects.
+        $this->writer = new EndOfTurnWriter(function (): void {
+            $this->socket->close();
+        });
         $this->inbox = new SubscriberInbox($maxQueuedBytes, $this->handle(...), $this->parseFailed(...));
     }
 
@@ -186,7 +194,7 @@ final class Subscriber
             return;
         }
         $this->closed = true;
-        $this->socket->close();
+        $this->closeSocket($this->socket);
         $this->inbox->close();
         $this->confirmed?->fail(new RedisException('The subscriber was closed'));
         $this->confirmed = null;
@@ -221,9 +229,10 @@ final class Subscriber
             $this->confirmed ??= new DeferredFuture();
             $confirmed = $this->confirmed;
         }
-        try {
-            $this->write(RespEncoder::command([$command, ...$names]));
-        } catch (ConnectionLostException) {
+        if (!$this->socket->isClosed()) {
+            $this->writer->write(RespEncoder::command([$command, ...$names]));
+        }
+        if ($this->socket->isClosed()) {
             return; // the reader reconnects and subscribes everything in $set
         }
         if ($add) {
@@ -241,6 +250,7 @@ final class Subscriber
             try {
                 $handshake = Handshake::perform($socket, $this->config, $bound);
                 $this->socket = $socket;
+                $socket->attachWriter($this->writer);
                 $this->inbox->useParser($handshake->parser);
                 $out = '';
                 foreach (['SUBSCRIBE' => $this->channels, 'PSUBSCRIBE' => $this->patterns, 'SSUBSCRIBE' => $this->shardChannels] as $command => $set) {
@@ -252,12 +262,14 @@ final class Subscriber
                 $this->pingSent = false;
                 $this->fellBehind = false;
                 $this->parseFailure = null;
-                $this->write($out);
+                if ($out !== '') {
+                    $this->writer->write($out);
+                }
                 while ($this->unconfirmed > 0) {
                     $this->readOnce($bound);
                 }
             } catch (\Throwable $e) {
-                $socket->close();
+                $this->closeSocket($socket);
                 throw $e;
             }
         } catch (CancelledException $e) {
@@ -300,7 +312,7 @@ final class Subscriber
                 \intdiv($this->inbox->maxBytes, 1024 * 1024),
             );
         }
-        $this->socket->close();
+        $this->closeSocket($this->socket);
         $delay = self::BACKOFF_FIRST;
         while (!$this->closed) {
             try {
@@ -334,7 +346,7 @@ final class Subscriber
                     throw new ConnectionLostException(\sprintf('Redis (%s) did not answer a PING within %.0f s', $this->config->describe(), $this->pingInterval));
                 }
                 $this->pingSent = true;
-                $this->write(RespEncoder::command(['PING']));
+                $this->writer->write(RespEncoder::command(['PING']));
 
                 return;
             } finally {
@@ -395,7 +407,7 @@ final class Subscriber
     private function parseFailed(\Throwable $error): void
     {
         $this->parseFailure = $error;
-        $this->socket->close(); // wakes the reader
+        $this->closeSocket($this->socket); // wakes the reader
     }
 
     private function handle(mixed $reply): void
@@ -432,14 +444,10 @@ final class Subscriber
         }
     }
 
-    /** Writes whole, waiting for room. */
-    private function write(string $bytes): void
+    /** What was not written yet is dropped with the socket: a new connection subscribes everything anew. */
+    private function closeSocket(Socket $socket): void
     {
-        while ($bytes !== '') {
-            $bytes = \substr($bytes, $this->socket->write($bytes));
-            if ($bytes !== '') {
-                $this->socket->awaitWritable(null);
-            }
-        }
+        $this->writer->fail(new ConnectionLostException('The subscriber\'s connection was closed'));
+        $socket->close();
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Ipc\Codec;
 
+use Bobbin\Async\ReplySink;
 use Bobbin\Ipc\IpcException;
 
 /**
@@ -12,7 +13,7 @@ use Bobbin\Ipc\IpcException;
  * shared-memory handshake uses and no answer can be.
  *
  * Decoding is the client's reading side of one connection: bytes are appended as they arrive,
- * and whole frames are handed to a ResponseSink numbered 1, 2, 3… in wire order, since the
+ * and whole frames are handed to a ReplySink (Async) numbered 1, 2, 3… in wire order, since the
  * daemon answers a connection's requests strictly in order and the wire carries no id. Buffered
  * bytes are consumed by position, not by cutting the string per frame, so a read of a thousand
  * answers costs linear time.
@@ -92,7 +93,7 @@ final class FrameCodec
      * @throws IpcException at a control frame, a length over the limit or an answer nobody asked
      *         for; the frames before it have been handed out
      */
-    public function deliver(ResponseSink $sink, int $sent): int
+    public function deliver(ReplySink $sink, int $sent): int
     {
         $in = $this->buffer;
         $length = \strlen($in);

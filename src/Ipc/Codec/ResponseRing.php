@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Ipc\Codec;
 
+use Bobbin\Async\ReplySink;
 use Bobbin\Ipc\IpcException;
 
 /**
@@ -38,7 +39,7 @@ final class ResponseRing
      * @throws IpcException when a position or record breaks the rules above (the records
      *         before it have been handed out; the ring is not to be read again)
      */
-    public function drain(int $head, int $tail, RingMemory $memory, ResponseSink $sink): int
+    public function drain(int $head, int $tail, RingMemory $memory, ReplySink $sink): int
     {
         $capacity = $this->capacity;
         if ($tail < $head || $tail - $head > $capacity) {

@@ -6,7 +6,8 @@ namespace Bobbin\Ipc\Internal;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\OwnsResources;
-
+use Bobbin\Async\ReplySource;
+use Bobbin\Async\SharedReader;
 use Bobbin\Ipc\ConnectionLostException;
 
 /**
@@ -17,13 +18,17 @@ use Bobbin\Ipc\ConnectionLostException;
  * The open flag stays a plain property of the connection, read directly on the hot paths; only
  * the rare ends go through the methods here.
  *
+ * Answers reach their fibers through an Async\SharedReader (as in Redis and Tarantool): the
+ * first waiting fiber reads the connection (readReplies()) for everybody, the codecs hand each
+ * answer to the reader's deliver(), and the reading passes on when the reader's own answer is in.
+ *
  * @internal
  */
-abstract class AbstractConnection implements FramedConnection, ResponseSource
+abstract class AbstractConnection implements FramedConnection, ReplySource
 {
     use OwnsResources;
 
-    protected readonly ResponseRouter $router;
+    protected readonly SharedReader $reader;
     protected bool $open = true;
     /** Why the connection ended; made into an exception only when somebody is told (lost()). */
     private string $lostWhy = '';
@@ -33,8 +38,9 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
 
     public function __construct()
     {
-        $this->router = new ResponseRouter();
+        $this->reader = new SharedReader();
     }
+
 
     final public function isOpen(): bool
     {
@@ -73,7 +79,7 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
     /** Whether a fiber waits on this connection (for an answer, or more). */
     protected function somebodyWaits(): bool
     {
-        return $this->router->hasWaiters();
+        return $this->reader->isReading();
     }
 
     /** Closes the descriptors and stops the watchers; called once, by release(). */
@@ -93,7 +99,7 @@ abstract class AbstractConnection implements FramedConnection, ResponseSource
         }
         $this->lostReason = $reason;
         $this->release($reason->getMessage());
-        $this->router->failAll($reason);
+        $this->reader->failAll($reason);
     }
 
     final protected function release(string $why): void

@@ -189,7 +189,7 @@ final class ShmConnection extends AbstractConnection
         $id = $this->nextId;
         $bytes = $this->requests->record($id, $payload);
         $this->nextId = $id === 0xFFFFFFFF ? 1 : $id + 1;
-        if ($this->isSameCaller() && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->router->hasWaiters()) {
+        if ($this->isSameCaller() && $this->lastDrained <= 1 && $this->outgoing === '' && !$this->reader->isReading()) {
             // A lone caller: straight into the ring, a deferred send costs a loop turn. (Right
             // after a big drain many fibers are about to send: sending the first alone would
             // split them.) Not through flush(): this is the path where a call shows.
@@ -213,7 +213,7 @@ final class ShmConnection extends AbstractConnection
                     $this->lose(new ConnectionLostException('The IPC daemon is gone (doorbell write failed)'));
                 } else {
                     // On a shared vCPU the daemon has usually answered before the doorbell write
-                    // returned: take the answer without the router when it is the only record.
+                    // returned: take the answer without the shared reader when it is the only record.
                     $answer = $this->takeLoneAnswer($id);
                     if ($answer === null && ($this->yieldScore >= 16 || (++$this->yieldMisses & 15) === 0)) {
                         $answer = $this->yieldForLoneAnswer($id);
@@ -239,7 +239,10 @@ final class ShmConnection extends AbstractConnection
             }
         }
 
-        return $this->router->await($id, $cancellation, $this);
+        /** @var string $answer */
+        $answer = $this->reader->await($id, $cancellation, $this);
+
+        return $answer;
     }
 
     /**
@@ -281,7 +284,7 @@ final class ShmConnection extends AbstractConnection
 
     /**
      * The answer to $id when it is the one and only record in the response ring, else null
-     * (nothing there yet, other records, a wrap: the router's pump deals with those).
+     * (nothing there yet, other records, a wrap: the shared reader's read deals with those).
      */
     private function takeLoneAnswer(int $id): ?string
     {
@@ -332,7 +335,8 @@ final class ShmConnection extends AbstractConnection
         }
     }
 
-    public function pump(?Cancellation $cancellation): void
+    /** @internal the SharedReader's (Async\ReplySource) */
+    public function readReplies(?Cancellation $cancellation, bool $first): void
     {
         if (!$this->open) {
             throw $this->lost();
@@ -341,7 +345,7 @@ final class ShmConnection extends AbstractConnection
         $tail = (int) $positions[SharedMemory::RESPONSE_TAIL];
         if ($tail !== $this->responseHead) {
             try {
-                $this->lastDrained = $this->responses->drain($this->responseHead, $tail, $this->responseMemory, $this->router);
+                $this->lastDrained = $this->responses->drain($this->responseHead, $tail, $this->responseMemory, $this->reader);
             } catch (IpcException $violation) {
                 $this->lose($violation);
                 throw $this->lost();

@@ -79,7 +79,7 @@ final class SocketConnection extends AbstractConnection
         $id = ++$this->sent;
         // FrameCodec::frame(), written out: on the crowd's path the call measured ~2 % of its CPU.
         $frame = \pack('Va*', \strlen($payload), $payload);
-        if ($this->isSameCaller() && $this->out === '' && $this->lastDelivered <= 1 && !$this->router->hasWaiters()) {
+        if ($this->isSameCaller() && $this->out === '' && $this->lastDelivered <= 1 && !$this->reader->isReading()) {
             // A lone caller: one write now. (Right after a read of many answers many fibers are
             // about to send: writing the first alone would split them.)
             $written = @\fwrite($this->stream, $frame);
@@ -105,7 +105,10 @@ final class SocketConnection extends AbstractConnection
             }
         }
 
-        return $this->router->await($id, $cancellation, $this);
+        /** @var string $answer */
+        $answer = $this->reader->await($id, $cancellation, $this);
+
+        return $answer;
     }
 
     protected function somebodyWaits(): bool
@@ -156,12 +159,12 @@ final class SocketConnection extends AbstractConnection
 
     /**
      * For the only request in flight: reads what has arrived and returns the answer when that is
-     * exactly its one frame, without the router (on a shared vCPU the daemon has usually
+     * exactly its one frame, without the shared reader (on a shared vCPU the daemon has usually
      * answered before our write returned). When nothing has and the loop has nothing else to
      * do (a plain script, an FPM request) and no cancellation could end the wait (its timer
      * would not be polled), it sleeps until the answer comes. Anything else
-     * (part of a frame, more than one, EOF, a loop with other work) is left to the router's
-     * pump. Reads are tracked like the pump's.
+     * (part of a frame, more than one, EOF, a loop with other work) is left to the shared
+     * reader's read. Reads are tracked like the pump's.
      */
     private function readLoneAnswer(bool $maySleep): ?string
     {
@@ -178,7 +181,7 @@ final class SocketConnection extends AbstractConnection
             $data = @\fread($this->stream, 262144);
         }
         if ($data === '' || $data === false) {
-            return null; // nothing (the loop has other work) or EOF: the router's pump sees to it
+            return null; // nothing (the loop has other work) or EOF: the shared reader's read sees to it
         }
         $answer = $this->frames->takeSole($data); // anything but exactly our frame: the pump's
         if ($answer !== null) {
@@ -188,11 +191,12 @@ final class SocketConnection extends AbstractConnection
         return $answer;
     }
 
-    public function pump(?Cancellation $cancellation): void
+    /** @internal the SharedReader's (Async\ReplySource) */
+    public function readReplies(?Cancellation $cancellation, bool $first): void
     {
         if (!$this->frames->isEmpty()) {
             try {
-                $delivered = $this->frames->deliver($this->router, $this->sent);
+                $delivered = $this->frames->deliver($this->reader, $this->sent);
             } catch (IpcException $violation) {
                 $this->lose($violation);
                 throw $this->lost();

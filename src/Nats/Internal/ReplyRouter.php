@@ -11,6 +11,11 @@ use Bobbin\Nats\Inbox;
 use Bobbin\Nats\Message;
 
 /**
+ * Not Async\SharedReader/KeyedWaiters, because NATS genuinely differs: its Link has a reader
+ * fiber of its own (subscriptions' messages and PINGs arrive unasked, so somebody reads all the
+ * time), a token may take many replies (an Inbox), and a broken socket fails only the requests
+ * whose bytes may have left, since the connection reconnects and the others are sent again.
+ *
  * The connection's one inbox subscription ("_INBOX.<random>.*") and who waits on it: each request
  * and each Inbox has a token, the last token of the reply subject, and a reply is handed to the
  * one its subject names. Subscribed on the first request, not before.

@@ -12,8 +12,9 @@ use Bobbin\Async\ConnectFailedException;
 use Bobbin\Async\ConnectTarget;
 use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\IdleSocketPeek;
-use Bobbin\Async\KeyedWaiters;
 use Bobbin\Async\OwnsResources;
+use Bobbin\Async\ReplySource;
+use Bobbin\Async\SharedReader;
 use Bobbin\Async\SocketConnector;
 use Bobbin\Async\StreamClosedException;
 use Bobbin\Async\StreamWatcher;
@@ -36,11 +37,11 @@ use Closure;
  * come.
  *
  * Nobody owns the reading: the first fiber that needs an answer while nobody reads becomes the
- * reader. It reads whole batches, hands each answer to its fiber (KeyedWaiters, resumed right
- * there, one after another), and once its own answer is in, passes the reading on to the fiber
- * waiting longest. One request at a time costs no fiber switch at all; a crowd costs one read
- * per batch. Requests made while somebody reads go out together in one write at the end of the
- * loop tick.
+ * reader. It reads whole batches, hands each answer to its fiber (resumed right there, one after
+ * another), and once its own answer is in, passes the reading on to the fiber waiting longest
+ * (Async\SharedReader, as in Redis and IPC). One request at a time costs no fiber switch at all;
+ * a crowd costs one read per batch. Requests made while somebody reads go out together in one
+ * write at the end of the loop tick.
  *
  * A request whose caller stopped waiting (cancellation, timeout) is forgotten: its late answer
  * is dropped, never handed to another fiber. A broken socket fails every waiting request.
@@ -50,17 +51,15 @@ use Closure;
  *
  * @internal
  */
-final class Session
+final class Session implements ReplySource
 {
     use OwnsResources;
 
     private const READ_CHUNK = 262_144;
-    /** What a waiter is handed instead of an answer when it is its turn to read. */
-    private const TAKE_OVER = true;
 
     private readonly StreamWatcher $watcher;
     private readonly FrameParser $parser;
-    private readonly KeyedWaiters $waiters;
+    private readonly SharedReader $reader;
     /** Whether the server closed the socket while it sat idle (a restart): asked before each request. */
     private readonly IdleSocketPeek $peek;
     public readonly RequestEncoder $encoder;
@@ -74,14 +73,10 @@ final class Session
     public ?Greeting $greeting = null;
     /** Requests asked while somebody reads leave together at the end of the loop turn. */
     private readonly EndOfTurnWriter $writer;
-    /** @var bool */
-    private $reading = false;
     /** @var int */
     private $nextSync = 0;
     /** @var array<int, true> requests sent whose caller still wants the answer */
     private $pending = [];
-    /** @var array<int, Response> answers whose fiber was not waiting when they came (it reads, or was handed the reading) */
-    private $arrived = [];
     /** @var array<int, Closure(mixed): void> */
     private array $pushHandlers = [];
     /** @var array<int, \Throwable> */
@@ -93,7 +88,7 @@ final class Session
     {
         $this->watcher = new StreamWatcher($stream);
         $this->parser = new FrameParser($decoder);
-        $this->waiters = new KeyedWaiters();
+        $this->reader = new SharedReader();
         $this->peek = new IdleSocketPeek($stream);
         $this->writer = new EndOfTurnWriter($this->brokeWhileSending(...));
         $this->writer->attach($stream, $this->watcher);
@@ -177,8 +172,9 @@ final class Session
         $frame = $this->encoder->frame($type, $sync, $body, $schemaVersion, $streamId);
         try {
             // Others wait too (somebody reads): everything asked during this turn goes out in one write after it.
-            $this->writer->write($frame, $this->reading);
-            $response = $this->await($sync, $cancellation);
+            $this->writer->write($frame, $this->reader->isReading());
+            /** @var Response $response */
+            $response = $this->reader->await($sync, $cancellation, $this);
         } catch (\Throwable $e) {
             if ($e instanceof CancelledException) {
                 // Still in the outgoing buffer (queued behind others in this turn): never sent (the
@@ -203,7 +199,7 @@ final class Session
 
     private function forget(int $sync): void
     {
-        unset($this->pending[$sync], $this->arrived[$sync], $this->pushHandlers[$sync]);
+        unset($this->pending[$sync], $this->pushHandlers[$sync]);
         if ($this->pending === []) {
             $this->peek->markIdle();
         }
@@ -231,7 +227,7 @@ final class Session
         if ($this->broken !== null) {
             return false;
         }
-        if ($this->pending === [] && !$this->reading && $this->peek->firstByte() !== null) {
+        if ($this->pending === [] && !$this->reader->isReading() && $this->peek->firstByte() !== null) {
             $bytes = @\fread($this->stream, self::READ_CHUNK);
             if ($bytes === false || $bytes === '' || \feof($this->stream)) {
                 $this->fail(new ConnectionLostException('The server closed the connection while it was idle'));
@@ -306,79 +302,27 @@ final class Session
         $this->fail(new ConnectionLostException($cause === null ? 'The connection broke while sending' : 'The connection broke while sending: ' . $cause->getMessage()));
     }
 
-    private function await(int $sync, ?Cancellation $cancellation): Response
+    /**
+     * @internal the SharedReader's: reads once (first in a reader's turn with nothing buffered:
+     * waits first) and hands every whole frame received to its request
+     */
+    public function readReplies(?Cancellation $cancellation, bool $first): void
     {
-        while (true) {
-            if (isset($this->arrived[$sync])) {
-                return $this->arrived[$sync];
-            }
-            if ($this->broken !== null) {
-                throw $this->lost();
-            }
-            if (!$this->reading) {
-                return $this->readUntil($sync, $cancellation);
-            }
-            $value = $this->waiters->wait($sync, $cancellation);
-            if ($value instanceof Response) {
-                return $value;
-            }
-            // TAKE_OVER: the reader left; read unless somebody took it up meanwhile.
-        }
-    }
-
-    /** Reads for everybody until $sync's answer is in, then hands the reading on. */
-    private function readUntil(int $sync, ?Cancellation $cancellation): Response
-    {
-        $this->reading = true;
-        $fresh = $this->parser->pending() === 0;
-        // Catch and rethrow, not finally (the tracing JIT): every way out calls handOver().
         try {
-            while (true) {
-                if (!$fresh) { // fresh: nothing was buffered, nothing to hand out yet
-                    $this->dispatch($sync);
-                    if (isset($this->arrived[$sync])) {
-                        break;
-                    }
-                }
-                $this->receive($cancellation, $fresh);
-                $fresh = false;
-            }
+            $this->receive($cancellation, $first && $this->parser->pending() === 0);
+            $this->dispatch();
         } catch (ConnectionLostException $e) {
             $this->fail($e);
-            $this->handOver();
             throw $this->lost();
         } catch (ProtocolException $e) {
             $this->fail($e);
-            $this->handOver();
             throw $e;
-        } catch (\Throwable $e) {
-            $this->handOver();
-            throw $e;
-        }
-        $response = $this->arrived[$sync];
-        $this->handOver();
-
-        return $response;
-    }
-
-    /** The reader leaves: fibers settled in the last batch run now; then the one waiting longest reads. */
-    private function handOver(): void
-    {
-        $this->reading = false;
-        if ($this->broken === null) {
-            $this->waiters->runSettled();
-            // @phpstan-ignore ternary.alwaysFalse (a fiber resumed by runSettled() may have started reading)
-            $next = $this->reading ? null : $this->waiters->oldestKey();
-            if ($next !== null) {
-                $this->waiters->settle($next, self::TAKE_OVER);
-            }
         }
     }
 
-    /** Hands every whole frame received to its request; $own's answer is kept for the reader. */
-    private function dispatch(int $own): void
+    /** Hands every whole frame received to its request (late answers of requests given up are dropped). */
+    private function dispatch(): void
     {
-        $settled = false;
         while (($response = $this->parser->next()) !== null) {
             $sync = $response->sync;
             if ($response->schemaVersion !== 0) {
@@ -391,14 +335,7 @@ final class Session
                 $this->push($sync, $response);
                 continue;
             }
-            if ($sync !== $own && $this->waiters->settle($sync, $response)) {
-                $settled = true;
-                continue;
-            }
-            $this->arrived[$sync] = $response;
-        }
-        if ($settled) {
-            $this->waiters->runSettled();
+            $this->reader->deliver($sync, $response);
         }
     }
 
@@ -455,7 +392,7 @@ final class Session
         $this->writer->fail($error);
         $this->watcher->close();
         @\fclose($this->stream);
-        $this->waiters->failAll($this->lost());
+        $this->reader->failAll($this->lost());
     }
 
     private function lost(): ConnectionLostException

@@ -4,16 +4,17 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Support\Ipc;
 
-use Bobbin\Ipc\Codec\ResponseSink;
+use Bobbin\Async\ReplySink;
 
-/** A ResponseSink that keeps what it was handed, in order. */
-final class CollectedResponses implements ResponseSink
+/** A ReplySink that keeps what it was handed, in order. */
+final class CollectedResponses implements ReplySink
 {
     /** @var list<array{int, string}> [id, payload] in the order delivered */
     public array $responses = [];
 
-    public function deliver(int $id, string $payload): void
+    public function deliver(int $key, mixed $answer): void
     {
-        $this->responses[] = [$id, $payload];
+        \assert(\is_string($answer));
+        $this->responses[] = [$key, $answer];
     }
 }
