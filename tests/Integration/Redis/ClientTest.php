@@ -174,8 +174,12 @@ final class ClientTest extends TestCase
         // ECHOs before the CLIENT KILL and the kill itself, then closes without reading on, so
         // the 100 after it are in flight when the connection is lost (a kill from outside on a
         // timer raced the answers: at times all of them arrived first). SKIPME no: by default
-        // CLIENT KILL spares the connection that sends it.
-        $payload = \str_repeat('p', 1_000);
+        // CLIENT KILL spares the connection that sends it. A script that keeps Redis busy for
+        // 30 ms goes first, so that every command after it is queued behind an answer not yet
+        // read and all leave in one write (a lone command is written at once, and its answer
+        // can be read before the next fiber sends: the kill then lands between two writes).
+        $payload = 'p';
+        $busy = Async::run(static fn () => $redis->command('EVAL', "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + n[2] - s[2] > 30000 return 1", '0'));
         $echoes = [];
         for ($i = 0; $i < 200; $i++) {
             if ($i === 100) {
@@ -195,6 +199,7 @@ final class ClientTest extends TestCase
         }
 
         self::assertSame([100, 100], [$answered, $lost], 'the ECHOs before the kill answered, those after it lost');
+        self::assertSame(1, $busy->await());
         self::assertSame(1, $kill->await());
         self::assertSame('again', $redis->command('ECHO', 'again'));
         self::assertNotSame($first, $redis->sharedConnection()->clientId());
