@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Contract;
 
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Tests\Support\Contract\ClientUnderTest;
 
 /**
  * A call whose cancellation fires before it left the client raises the cancellation's own
@@ -44,6 +45,7 @@ abstract class CancelWhileQueuedOnTheConnectionContract extends ClientContractTe
         $first = self::key();
         $second = self::key();
         $source = new CancellationSource();
+        $this->holdTheConnection($client);
         // Started in this order in one tick: the first call goes out, the second is queued
         // behind it, and the cancel comes before the end of the tick.
         $sent = self::inFiber(static fn () => $client->write($first));
@@ -55,5 +57,14 @@ abstract class CancelWhileQueuedOnTheConnectionContract extends ClientContractTe
         self::assertSame('next', $client->echo('next'));
         self::assertTrue($client->written($first));
         self::assertFalse($client->written($second), 'The queued call never left the client');
+    }
+
+    /**
+     * Makes sure the next call is still in flight when the one after it is queued: a client
+     * that writes a lone call at once and reads its answer before it waits may otherwise be done
+     * with it before the second call is made. Nothing by default.
+     */
+    protected function holdTheConnection(ClientUnderTest $client): void
+    {
     }
 }

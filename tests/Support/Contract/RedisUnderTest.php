@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\Future;
 use Bobbin\Redis\Client;
 use Bobbin\Redis\ClientConfig;
 use Bobbin\Redis\Connection;
@@ -37,6 +38,19 @@ final class RedisUnderTest implements ClientUnderTest
     public function write(string $key, ?Cancellation $cancellation = null): void
     {
         $this->client->set($this->key($key), '1', null, cancellation: $cancellation);
+    }
+
+    /**
+     * Keeps the shared connection's next answer unread for $seconds (a script that spins on the
+     * server): every command queued meanwhile waits behind it and leaves in one write.
+     *
+     * @return Future<mixed>
+     */
+    public function occupySharedConnection(float $seconds): Future
+    {
+        $script = "local s = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - s[1]) * 1000000 + n[2] - s[2] > tonumber(ARGV[1]) return 1";
+
+        return Async::run(fn (): mixed => $this->client->command('EVAL', $script, '0', (string) (int) ($seconds * 1_000_000)));
     }
 
     public function written(string $key): bool
