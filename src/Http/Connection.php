@@ -151,6 +151,7 @@ final class Connection
                 $this->fiber = null;
                 $this->output = null;
                 $this->head = null;
+                $this->parser->forgetLastHead();
                 $this->watcher->forgetLastWaiter();
                 $this->origin->forgetServerParams();
                 $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
