@@ -144,6 +144,14 @@ final class ResponseFramer
             return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), BodyFraming::None, $keepAlive);
         }
 
+        // Bobbin's own response with a small string body: the string itself, no stream made.
+        $inline = $trusted ? $response->unstreamedBody() : null;
+        if ($inline !== null && \strlen($inline) <= self::INLINE_BODY_BYTES) {
+            $head .= 'Content-Length: ' . \strlen($inline) . "\r\n";
+            $head .= !$keepAlive ? "Connection: close\r\n\r\n" : ($protocolVersion === '1.0' ? "Connection: keep-alive\r\n\r\n" : "\r\n");
+
+            return new FramedResponse($head, BodyFraming::ContentLength, $keepAlive, null, \strlen($inline), $inline);
+        }
         $body = $response->getBody();
         $inline = null;
         if ($body instanceof StringStream) {
