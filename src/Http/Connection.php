@@ -16,16 +16,17 @@ use Bobbin\Http\Form\MalformedBodyException;
 use Throwable;
 
 /**
- * One accepted client connection, served by a fiber: read a request, hand it to the
- * application, write the response, repeat while keep-alive holds. A keep-alive connection idle
- * for longer than PARK_AFTER_SECONDS (and a sweeper period) gives its fiber up (park(): a fiber is ~28 KiB of PHP heap,
- * the rest of a connection a few KiB) and a loop watch on its socket starts a new one when bytes
- * arrive, so thousands of idle clients cost little; busy clients keep their fiber. Timeouts are
+ * One accepted client connection: read a request, hand it to the application, write the
+ * response, repeat while keep-alive holds. Between requests it holds no fiber (a fiber is ~25 KiB):
+ * a loop watch on its socket serves the next request in the loop's callback fiber (unpark()),
+ * which a handler that waits takes over; so 1,000 busy keep-alive clients cost no 1,000 fibers.
+ * Under TLS it keeps its fiber until PARK_AFTER_SECONDS idle (park()). Timeouts are
  * not timers of its own: the server's sweeper (OpenConnections::sweep) compares $deadline and
  * the data rate with the clock and calls expire() or drop(), so a request costs no timer.
  *
  * Over 400 lines on purpose: its per-request path avoids calls (docs/HTTP.md, Hot path); the
- * rest lives in ConnectionTimeouts, AbruptEnd and ResponseWriter.
+ * rest lives in ConnectionTimeouts, AbruptEnd, Lingering, OpenConnections (the hang-up check)
+ * and ResponseWriter.
  *
  * @internal created by Server
  */
@@ -33,9 +34,8 @@ final class Connection
 {
     use OwnsResources;
 
-    private const READ_BYTES = 65536;
-    private const LINGER_SECONDS = 1.0;
-    private const LINGER_MAX_BYTES = 1048576;
+    /** Bytes asked for per read (Lingering's too). */
+    public const READ_BYTES = 65536;
     /** How long a keep-alive connection stays idle before its fiber is given up. */
     public const PARK_AFTER_SECONDS = 1.0;
 
@@ -86,10 +86,16 @@ final class Connection
     private ?FormData $form = null;
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null the connection's fiber, for a crash report (endAbruptly()) */
     private ?\Fiber $fiber = null;
-    /** While parked: the loop watch that starts a fiber when the client sends again. */
+    /** While parked: the loop watch that serves the connection when the client sends again. */
     private ?string $parkedWatch = null;
-    /** @var float when the last response was written: an idle connection's phase starts then */
-    private $doneAt = 0.0;
+    /** The watch made at the first park, left enabled while served (paused by a wake then, unpark()). */
+    private ?string $parkWatch = null;
+    /** @var bool whether $parkWatch is paused */
+    private $parkWatchPaused = false;
+    /** Whether it parks between requests, without a fiber (not under TLS: OpenSSL's decrypted bytes wake no watch). */
+    private readonly bool $releases;
+    /** @var float when the last response was written: an idle connection's phase starts then (public for Server::requestRunningIn()) */
+    public $doneAt = 0.0;
 
     /** @param resource $socket non-blocking, read buffering off; TLS already running on it when $encrypted; public for FileSending's sendfile() */
     public function __construct(
@@ -103,6 +109,7 @@ final class Connection
         $this->parser = RequestParser::fromConfig($context->config);
         $this->watcher = new StreamWatcher($socket);
         $encrypted && $this->watcher->noteTlsStarted(); // decrypted bytes OpenSSL holds wake no poll
+        $this->releases = !$encrypted;
         $now = Async::readyTime($socket);
         $this->deadline = $now + $context->config->headerTimeout;
         $this->phaseSince = $this->windowStart = $this->acceptedAt = $now;
@@ -131,33 +138,56 @@ final class Connection
         return [$this->socket, $this->watcher, $buffer, $this->connections];
     }
 
-    /** The connection's fiber: serves requests until the client or the server ends it. */
-    public function run(): void
+    /** Serves requests until the connection ends or parks; $ready: the socket was found readable (unpark()). */
+    public function run(bool $ready = false): void
     {
         $this->fiber = Async::currentFiber();
         $this->output = $this->context->classic->begin();
-        $parked = false;
+        $parked = $released = false;
         try {
-            $this->serve();
+            $released = $this->serve($ready);
         } catch (ConnectionParkedException) {
-            $parked = !$this->closed;
+            $parked = true;
         } catch (StreamClosedException) {
             // Closed under us by the sweeper, to make room, or by a forced stop.
         } catch (Throwable $error) {
             $this->context->logger->error('Connection failed: {error}', ['error' => $error, 'exception' => $error]);
         } finally {
-            if ($parked) {
-                // This fiber ends; the client's next bytes start another (unpark()).
-                $this->fiber = null;
-                $this->output = null;
-                $this->head = null;
-                $this->watcher->forgetLastWaiter();
-                $this->origin->forgetServerParams();
-                $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
+            if (($parked || $released) && !$this->closed) {
+                // The fiber goes on with other work (the loop's callback fiber) or ends (one the
+                // handler took over); $fiber still names it for a report of what held the loop.
+                if ($parked) {
+                    $this->forgetWhileIdle();
+                }
+                $this->waitParked();
             } else {
                 $this->close();
             }
         }
+    }
+
+    /** What a connection idle for long lets go of (the sweeper's park()): kept for the next request otherwise. */
+    private function forgetWhileIdle(): void
+    {
+        $this->fiber = $this->output = $this->head = null;
+        $this->parser->forgetLastHead();
+        $this->watcher->forgetLastWaiter();
+        $this->origin->forgetServerParams();
+    }
+
+    /** Parks: the loop watches the socket for the client's next bytes (unpark()). */
+    private function waitParked(): void
+    {
+        if ($this->parkWatch === null) {
+            $this->parkedWatch = $this->parkWatch = $this->connections->watchParked($this, $this->socket);
+
+            return;
+        }
+        if ($this->parkWatchPaused) {
+            $this->parkWatchPaused = false;
+            $this->connections->watchParkedAgain($this->parkWatch);
+        }
+        $this->parkedWatch = $this->parkWatch;
     }
 
     /**
@@ -175,7 +205,7 @@ final class Connection
             return;
         }
         if ($data === '') {
-            $this->parkedWatch = $this->connections->watchParked($this, $this->socket);
+            $this->waitParked();
 
             return;
         }
@@ -190,27 +220,36 @@ final class Connection
      */
     public function park(): void
     {
-        if ($this->closed || $this->parkedWatch !== null || $this->phase !== ConnectionPhase::Idle || $this->requests === 0 || $this->parser->buffer !== '') {
+        if ($this->parkedWatch !== null && !$this->closed) {
+            // Parked between requests already, without a fiber: what it kept for the next one goes.
+            $this->forgetWhileIdle();
+
+            return;
+        }
+        if ($this->closed || $this->phase !== ConnectionPhase::Idle || $this->requests === 0 || $this->parser->buffer !== '') {
             return;
         }
         $this->watcher->interruptRead(new ConnectionParkedException());
     }
 
-    public function isParked(): bool
-    {
-        return $this->parkedWatch !== null;
-    }
-
-    /** The client sent again (OpenConnections' watch of the parked socket): a new fiber serves it. */
+    /**
+     * The client sent again (the parked socket's watch): served here, in the loop's callback
+     * fiber, which a handler that waits takes over. So a connection holds a fiber only then.
+     */
     public function unpark(): void
     {
         if ($this->parkedWatch === null) {
+            if ($this->parkWatch !== null && !$this->parkWatchPaused && !$this->closed) {
+                // Served meanwhile by a fiber that waits: it reads what came itself.
+                $this->parkWatchPaused = true;
+                $this->connections->pauseParked($this->parkWatch);
+            }
+
             return;
         }
-        $this->connections->unwatchParked($this->parkedWatch, $this->socket);
         $this->parkedWatch = null;
         if (!$this->closed) {
-            Async::run($this->run(...))->ignore();
+            $this->run(true);
         }
     }
 
@@ -304,9 +343,9 @@ final class Connection
             return;
         }
         $this->closed = true;
-        if ($this->parkedWatch !== null) {
-            $this->connections->unwatchParked($this->parkedWatch, $this->socket);
-            $this->parkedWatch = null;
+        if ($this->parkWatch !== null) {
+            $this->connections->unwatchParked($this->parkWatch, $this->socket);
+            $this->parkedWatch = $this->parkWatch = null;
         }
         $this->cancellation?->cancel(new CancelledException('The connection was closed before the response was complete'));
         $this->watcher->close();
@@ -314,7 +353,8 @@ final class Connection
         $this->connections->closed($this);
     }
 
-    private function serve(): void
+    /** @return bool whether it is to park (wait for its next request without a fiber) */
+    private function serve(bool $ready): bool
     {
         $context = $this->context;
         $config = $context->config;
@@ -322,7 +362,7 @@ final class Connection
         $parser = $this->parser;
         $handler = $context->handler;
         $writer = $context->responseWriter;
-        while (!$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
+        while ($ready || !$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
             try {
                 if ($parser->buffer === '') {
                     if ($this->requests > 0) {
@@ -332,7 +372,21 @@ final class Connection
                         if ($connections->stopping) {
                             // A stop with an idle grace: wait briefly for a request already on its way.
                             $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
+                        } elseif (!$ready && $this->releases) {
+                            return true; // the next request is unpark()'s
                         }
+                    }
+                    if ($ready) {
+                        $ready = false;
+                        $data = @\fread($this->socket, self::READ_BYTES);
+                        if ($data === false || ($data === '' && \feof($this->socket))) {
+                            return false;
+                        }
+                        if ($data !== '') {
+                            $this->bytesArrived($data, Async::readyTime($this->socket));
+                        } elseif ($this->releases && !$connections->stopping) {
+                            return true; // woken for nothing: parked again
+                        } // else (TLS: part of a record) fill() waits for the rest below
                     }
                 } elseif ($this->phase !== ConnectionPhase::ReadingHead) {
                     // A pipelined request, already (partly) in the buffer.
@@ -343,11 +397,11 @@ final class Connection
                 }
                 // After a response the buffer is usually empty: wait for bytes before parsing nothing.
                 if ($parser->buffer === '' && !$this->fill()) {
-                    return;
+                    return false;
                 }
                 while (($head = $parser->nextHead()) === null) {
                     if (!$this->fill()) {
-                        return;
+                        return false;
                     }
                 }
                 $body = '';
@@ -359,20 +413,20 @@ final class Connection
                     if ($head->expectsContinue && $parser->buffer === '') {
                         $this->headBytes = 25; // an interim head: no part of the body the access log counts
                         if (!$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
-                            return;
+                            return false;
                         }
                     }
                     while (($body = $parser->readBody($head)) === null) {
                         if (!$this->fill()) {
-                            return;
+                            return false;
                         }
                     }
                 }
             } catch (ProtocolException $error) {
                 // Once its head is read (a body refused), a request has an id: the answer carries it.
-                $this->reject($error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
+                Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, $error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
 
-                return;
+                return false;
             }
 
             $this->requests++;
@@ -395,9 +449,9 @@ final class Connection
                 // A form decoded before the URI was refused has written its files already.
                 $this->form?->removeTemporaryFiles();
                 $this->form = null;
-                $this->reject(400, $error->getMessage(), $requestId);
+                Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, 400, $error->getMessage(), $requestId);
 
-                return;
+                return false;
             }
             $failure = null;
             try {
@@ -419,7 +473,7 @@ final class Connection
             if ($this->closed) {
                 // The request timed out and was answered with 503, or its client left: the late
                 // result has nobody to go to.
-                return;
+                return false;
             }
             $keepAlive = $head->keepAlive && !$connections->stopping
                 && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
@@ -440,29 +494,16 @@ final class Connection
             $context->accessLog?->request($this->origin->remoteAddress, $head, $status, \max(0, $this->sent - $this->headBytes), $seconds, $requestId);
             $this->received = $this->sent = $this->headBytes = 0;
             if (!$written) {
-                return;
+                return false;
             }
             if (!$keepAlive) {
-                $this->lingerAndClose();
+                Lingering::closeAfterLastResponse($this, $this->watcher);
 
-                return;
+                return false;
             }
         }
-    }
 
-    /** Answers a request the server refuses with $status (carrying its id, when it has one) and closes. */
-    private function reject(int $status, string $reason, string $requestId): void
-    {
-        $context = $this->context;
-        $context->metrics->rejected($status);
-        if ($context->accessLog !== null) {
-            $context->logger->info($requestId === '' ? '{remote} rejected request: {status} {reason}' : '{remote} rejected request {request_id}: {status} {reason}', [
-                'remote' => $this->origin->remoteAddress, 'request_id' => $requestId, 'status' => $status, 'reason' => $reason,
-            ]);
-        }
-        if ($this->writeAll($context->framer->errorResponse($status, requestId: $requestId))) {
-            $this->lingerAndClose();
-        }
+        return false;
     }
 
     /**
@@ -509,26 +550,6 @@ final class Connection
     }
 
     /**
-     * Called by the sweeper: a client that hung up while its request is handled or its streamed
-     * body's source produces cancels the request (its statement on the database, the stream),
-     * when anything waits on that cancellation. Data sent meanwhile (pipelined) is no hang-up.
-     */
-    public function checkForHangUp(): void
-    {
-        $cancellation = $this->cancellation;
-        // Only a request something waited on (a database statement) is worth the check: a check
-        // per sweep costs only the long requests, where a loop watch would cost every request.
-        if ($cancellation === null || !$cancellation->wasWaitedOn() || $this->closed || $this->phase === ConnectionPhase::Writing || !Async::isReadableNow($this->socket)) {
-            return;
-        }
-        $peek = @\stream_socket_recvfrom($this->socket, 1, \STREAM_PEEK);
-        if ($peek === '' || $peek === false) {
-            $cancellation->cancel(new CancelledException('The client closed the connection before the response'));
-            $this->close();
-        }
-    }
-
-    /**
      * Writes all of $data, waiting for the client to read when its window is full. Progress
      * counts towards the data rate and pushes the write timeout back. Public for ResponseWriter,
      * the connection's one other writer.
@@ -568,30 +589,5 @@ final class Connection
             $this->watcher->awaitWritable();
             $written = @\fwrite($this->socket, $data);
         }
-    }
-
-    /**
-     * Closes after the last response without destroying it: half-close, then read and drop
-     * what the client still sends for a moment, because closing with unread bytes makes the
-     * kernel send a reset that can discard the response before the client reads it.
-     */
-    private function lingerAndClose(): void
-    {
-        if ($this->closed) {
-            return;
-        }
-        @\stream_socket_shutdown($this->socket, \STREAM_SHUT_WR);
-        $this->phase = ConnectionPhase::Closing;
-        $this->deadline = \microtime(true) + self::LINGER_SECONDS;
-        $discarded = 0;
-        while (!$this->isClosed() && $discarded < self::LINGER_MAX_BYTES) {
-            $this->watcher->awaitReadable();
-            $data = @\fread($this->socket, self::READ_BYTES);
-            if ($data === false || ($data === '' && \feof($this->socket))) {
-                break;
-            }
-            $discarded += \strlen($data);
-        }
-        $this->close();
     }
 }

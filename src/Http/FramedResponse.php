@@ -27,7 +27,7 @@ final class FramedResponse
     public $framing;
     /** @var bool whether the connection may serve another request after this response */
     public $keepAlive;
-    /** @var ?StreamInterface the body when framing is not None (null otherwise) */
+    /** @var ?StreamInterface the body when framing is not None (null otherwise, and when $inlineBody holds it) */
     public $body;
     /** @var int the body's length for ContentLength framing */
     public $length;

@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace Bobbin\Http;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\CancelledException;
 use Closure;
 use Psr\Log\LoggerInterface;
+use Revolt\EventLoop;
 
 /**
  * The open connections of one server and the rules that keep room among them, so that no mix
@@ -83,6 +85,20 @@ final class OpenConnections
         return Async::watchReadable($socket, $this->unparkOnData ??= function (string $watch, mixed $socket): void {
             ($this->parked[(int) $socket] ?? null)?->unpark();
         });
+    }
+
+    /**
+     * Pauses the watch of a connection that a fiber serves again (unpark()); watchParkedAgain()
+     * resumes it when it waits for its next request: no watch made and dropped per request.
+     */
+    public function pauseParked(string $watch): void
+    {
+        EventLoop::disable($watch);
+    }
+
+    public function watchParkedAgain(string $watch): void
+    {
+        EventLoop::enable($watch);
     }
 
     /** @param resource $socket */
@@ -214,7 +230,7 @@ final class OpenConnections
                 continue;
             }
             if ($connection->phase === ConnectionPhase::Handling || $connection->phase === ConnectionPhase::Streaming) {
-                $connection->checkForHangUp();
+                self::checkForHangUp($connection);
                 continue;
             }
             if ($connection->phase === ConnectionPhase::Idle) {
@@ -281,5 +297,25 @@ final class OpenConnections
         }
         $this->reportedCounts = $counts;
         $this->reportedAt = $now;
+    }
+
+    /**
+     * A client that hung up while its request is handled or its streamed body's source produces
+     * cancels the request (its statement on the database, the stream), when anything waits on
+     * that cancellation. Data sent meanwhile (pipelined) is no hang-up.
+     */
+    private static function checkForHangUp(Connection $connection): void
+    {
+        $cancellation = $connection->cancellation;
+        // Only a request something waited on (a database statement) is worth the check: a check
+        // per sweep costs only the long requests, where a loop watch would cost every request.
+        if ($cancellation === null || !$cancellation->wasWaitedOn() || $connection->isClosed() || $connection->phase === ConnectionPhase::Writing || !Async::isReadableNow($connection->socket)) {
+            return;
+        }
+        $peek = @\stream_socket_recvfrom($connection->socket, 1, \STREAM_PEEK);
+        if ($peek === '' || $peek === false) {
+            $cancellation->cancel(new CancelledException('The client closed the connection before the response'));
+            $connection->close();
+        }
     }
 }

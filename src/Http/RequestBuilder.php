@@ -50,12 +50,9 @@ final class RequestBuilder
         $origin,
         ?FormData &$form,
     ) {
+        // The connection's parameters as they are: the request adds its request line's and
+        // REQUEST_TIME when the application first asks (ServerRequest::getServerParams()).
         $params = $origin->serverParams();
-        $params['REQUEST_METHOD'] = $head->method;
-        $params['REQUEST_URI'] = $head->target;
-        $params['SERVER_PROTOCOL'] = 'HTTP/' . $head->protocolVersion;
-        $params['REQUEST_TIME'] = (int) $now;
-        $params['REQUEST_TIME_FLOAT'] = $now;
         $scheme = isset($params['HTTPS']) ? 'https' : 'http';
         if ($origin->behindTrustedProxy) {
             [$params['REMOTE_ADDR'], $scheme] = $this->trustedProxies->forwarded($head->headers, $origin->remoteAddress);
@@ -80,6 +77,7 @@ final class RequestBuilder
             contentType: $head->contentType,
             parsedBody: $form?->fields,
             uploadedFiles: $form === null ? [] : $form->files,
+            requestTime: $now,
         );
     }
 }

@@ -35,6 +35,9 @@ final class RequestParser
      */
     private const FIELD_LINE = '/\G([!#$%&\'*+\-.^_`|~0-9A-Za-z]++):[ \t]*+([^\x00-\x08\x0a-\x1f\x7f]*+)(?:\r\n|$)/D';
 
+    /** Heads up to this size are remembered for a repeat (nextHead()): most are a few hundred bytes. */
+    private const REMEMBERED_HEAD_BYTES = 1024;
+
     // The properties written per request are untyped, typed by @var: PHP 8.2's tracing JIT calls
     // a checking helper for each write to a typed property (docs/ASYNC.md, Rules).
     /** @var string received bytes not yet consumed by a head or body */
@@ -46,6 +49,14 @@ final class RequestParser
     private $headScanned = 0;
     /** @var string the last Host value that passed the check (most connections send one and the same) */
     private $validHost = '';
+    /**
+     * @var string the bytes of the last head parsed (with its CRLFCRLF) when they were the whole
+     * buffer and are short: a keep-alive client often sends the very same head again (a poll, a
+     * health check, a load generator), whose parse is then $lastHead again
+     */
+    private $lastRaw = '';
+    /** @var RequestHead|null what $lastRaw parsed to */
+    private $lastHead = null;
 
     public function __construct(
         private readonly int $maxRequestLineBytes = 8192,
@@ -82,6 +93,15 @@ final class RequestParser
                 return null;
             }
         }
+        if ($buffer === $this->lastRaw) {
+            // The same bytes as the last head: the same request line, fields and framing. Parsing
+            // is a pure function of the bytes (the Host check aside, which they passed), and a
+            // RequestHead is immutable, so it serves again.
+            $this->buffer = '';
+            $this->headScanned = 0;
+
+            return $this->lastHead;
+        }
         $end = \strpos($buffer, "\r\n\r\n", $this->headScanned > 3 ? $this->headScanned - 3 : 0);
         if ($end === false) {
             $this->checkIncompleteHead($buffer);
@@ -90,10 +110,27 @@ final class RequestParser
             return null;
         }
         $this->headScanned = 0;
-        // Usually the head is all there is (a GET), and nothing is left to copy.
-        $this->buffer = \strlen($buffer) === $end + 4 ? '' : \substr($buffer, $end + 4);
+        if (\strlen($buffer) !== $end + 4) {
+            $this->buffer = \substr($buffer, $end + 4);
 
-        return $this->parseHead(\substr($buffer, 0, $end), $end + 4);
+            return $this->parseHead(\substr($buffer, 0, $end), $end + 4);
+        }
+        // Usually the head is all there is (a GET), and nothing is left to copy.
+        $this->buffer = '';
+        $head = $this->parseHead(\substr($buffer, 0, $end), $end + 4);
+        if ($end < self::REMEMBERED_HEAD_BYTES && !$head->chunked) { // a chunked head resets the decoder: parsed each time
+            $this->lastRaw = $buffer;
+            $this->lastHead = $head;
+        }
+
+        return $head;
+    }
+
+    /** Forgets the last head (a connection that goes idle for long keeps no copy of it). */
+    public function forgetLastHead(): void
+    {
+        $this->lastRaw = '';
+        $this->lastHead = null;
     }
 
     /**

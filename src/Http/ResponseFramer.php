@@ -79,7 +79,9 @@ final class ResponseFramer
         if ($reason === '' || (!$trusted && !isset($this->validReasons[$reason]) && !self::remember($this->validReasons, $reason, HeaderRules::hasNoControlCharacters($reason)))) {
             $reason = StatusReason::for($status);
         }
-        $head = 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n";
+        // The field lines first, the head in one concatenation after them: each `.=` on the
+        // growing head would be a reallocation and a copy.
+        $fields = '';
         $hasDate = $hasServer = false;
         $declaredLength = null;
         foreach ($response->getHeaders() as $name => $values) {
@@ -116,18 +118,13 @@ final class ResponseFramer
                     break;
             }
             if (isset($values[1])) {
-                $head .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
+                $fields .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
             } elseif (isset($values[0])) {
-                $head .= $name . ': ' . $values[0] . "\r\n";
+                $fields .= $name . ': ' . $values[0] . "\r\n";
             }
         }
-        if (!$hasDate) {
-            $head .= $dateLine;
-        }
-        if (!$hasServer) {
-            $head .= $this->serverHeaderLine;
-        }
-        $head .= $requestIdLine;
+        $head = 'HTTP/1.1 ' . $status . ' ' . $reason . "\r\n" . $fields . ($hasDate ? '' : $dateLine)
+            . ($hasServer ? '' : $this->serverHeaderLine) . $requestIdLine;
 
         if ($status < 200 || $status === 204) {
             // No body and no framing headers at all (RFC 9110 §8.6).
@@ -144,6 +141,13 @@ final class ResponseFramer
             return new FramedResponse(self::endHead($head, $keepAlive, $protocolVersion), BodyFraming::None, $keepAlive);
         }
 
+        // Bobbin's own response with a small string body: the string itself, no stream made.
+        $inline = $trusted ? $response->unstreamedBody() : null;
+        if ($inline !== null && \strlen($inline) <= self::INLINE_BODY_BYTES) {
+            $head .= 'Content-Length: ' . \strlen($inline) . (!$keepAlive ? "\r\nConnection: close\r\n\r\n" : ($protocolVersion === '1.0' ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\n\r\n"));
+
+            return new FramedResponse($head, BodyFraming::ContentLength, $keepAlive, null, \strlen($inline), $inline);
+        }
         $body = $response->getBody();
         $inline = null;
         if ($body instanceof StringStream) {

@@ -114,7 +114,7 @@ final class ResponseWriter
                 $connection->phaseSince = $connection->windowStart = \microtime(true);
                 $connection->windowBytes = 0;
                 $connection->deadline = $connection->phaseSince + $config->writeTimeout;
-                // Closed while the source produced (the client hung up: checkForHangUp()).
+                // Closed while the source produced (the client hung up: OpenConnections::checkForHangUp()).
                 if ($connection->isClosed() || !$connection->writeAll($data)) {
                     throw new WriteFailedException();
                 }

@@ -323,14 +323,20 @@ final class Server
      */
     public function requestRunningIn(object $fiber): ?RunningRequest
     {
+        // Connections served one after another by the loop's callback fiber all name it: the
+        // one in a request there, else the one that finished last.
+        $found = null;
+        $foundAt = -\INF;
         foreach ($this->connections->all() as $connection) {
             $request = $connection->requestRunningIn($fiber);
-            if ($request !== null) {
-                return $request;
+            $at = $connection->phase === ConnectionPhase::Idle ? $connection->doneAt : \INF;
+            if ($request !== null && $at > $foundAt) {
+                $found = $request;
+                $foundAt = $at;
             }
         }
 
-        return null;
+        return $found;
     }
 
     /** Requests being read, handled or answered right now. */

@@ -11,7 +11,7 @@ use Bobbin\Metrics\MetricType;
 use Closure;
 
 /**
- * One server's figures, counted as requests go (a few array increments per request) and turned
+ * One server's figures, counted as requests go (an array increment per request) and turned
  * into metric families when collected: requests by method and status class, their durations
  * (from when their bytes were found ready, so time queued behind other work counts), bytes in
  * and out, rejected requests by status, connections and why the server closed them.
@@ -20,7 +20,7 @@ final class ServerMetrics implements Collector
 {
     private const METHODS = ['GET' => 'GET', 'HEAD' => 'HEAD', 'POST' => 'POST', 'PUT' => 'PUT', 'PATCH' => 'PATCH', 'DELETE' => 'DELETE', 'OPTIONS' => 'OPTIONS'];
 
-    /** @var array<string, array<string, int>> method => status class ("2xx") => requests */
+    /** @var array<string, array<int, int>> method => status => requests (collect() folds the statuses into classes) */
     private array $requests = [];
     public readonly Histogram $durations;
     // Untyped, typed by @var: added to per request (docs/ASYNC.md, Rules).
@@ -41,15 +41,13 @@ final class ServerMetrics implements Collector
 
     public function requestDone(string $method, int $status, float $seconds): void
     {
-        $class = match (true) {
-            $status >= 500 => '5xx',
-            $status >= 400 => '4xx',
-            $status >= 300 => '3xx',
-            $status >= 200 => '2xx',
-            default => '1xx',
-        };
+        // Counted by status, folded into status classes when collected: a plain increment here.
         $method = self::METHODS[$method] ?? 'other';
-        $this->requests[$method][$class] = ($this->requests[$method][$class] ?? 0) + 1;
+        if (isset($this->requests[$method][$status])) {
+            $this->requests[$method][$status]++;
+        } else {
+            $this->requests[$method][$status] = 1;
+        }
         $this->durations->observe($seconds);
     }
 
@@ -61,8 +59,19 @@ final class ServerMetrics implements Collector
     public function collect(): iterable
     {
         $requests = [];
-        foreach ($this->requests as $method => $classes) {
-            foreach ($classes as $class => $count) {
+        foreach ($this->requests as $method => $statuses) {
+            $byClass = [];
+            foreach ($statuses as $status => $count) {
+                $class = match (true) {
+                    $status >= 500 => '5xx',
+                    $status >= 400 => '4xx',
+                    $status >= 300 => '3xx',
+                    $status >= 200 => '2xx',
+                    default => '1xx',
+                };
+                $byClass[$class] = ($byClass[$class] ?? 0) + $count;
+            }
+            foreach ($byClass as $class => $count) {
                 $requests[] = [['method' => $method, 'status' => $class], (float) $count];
             }
         }

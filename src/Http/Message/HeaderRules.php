@@ -32,6 +32,16 @@ final class HeaderRules
      * @var array<string, string>
      */
     private static array $knownNames = [];
+    /** Values this short are remembered once found clean (a content type, a cache policy); longer ones (a cookie, a token) seldom repeat. */
+    private const KNOWN_VALUE_BYTES = 64;
+    /**
+     * Short values found clean so far (CLEAN_VALUE): an application sets the same few values
+     * on every response, each matched once per process rather than once per response.
+     * Bounded as $knownNames is.
+     *
+     * @var array<string, true>
+     */
+    private static array $knownValues = [];
 
     private function __construct()
     {
@@ -77,8 +87,20 @@ final class HeaderRules
      */
     public static function values(mixed $value): array
     {
-        if (\is_string($value) && \preg_match(self::CLEAN_VALUE, $value) === 1) {
-            return [$value];
+        if (\is_string($value)) {
+            if (isset(self::$knownValues[$value])) {
+                return [$value];
+            }
+            if (\preg_match(self::CLEAN_VALUE, $value) === 1) {
+                if (\strlen($value) <= self::KNOWN_VALUE_BYTES) {
+                    if (\count(self::$knownValues) >= self::KNOWN_NAMES_LIMIT) {
+                        self::$knownValues = [];
+                    }
+                    self::$knownValues[$value] = true;
+                }
+
+                return [$value];
+            }
         }
         if (!\is_array($value)) {
             return [self::value($value)];

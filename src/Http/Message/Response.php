@@ -53,6 +53,18 @@ final class Response implements ResponseInterface
         }
     }
 
+    /**
+     * The body as the string it was given, while no stream has been asked for (getBody() not
+     * called); null otherwise. For the server's framer: a small string body joins the head's
+     * write without a StringStream made per response.
+     *
+     * @internal used by Bobbin\Http\ResponseFramer
+     */
+    public function unstreamedBody(): ?string
+    {
+        return $this->body === null ? $this->content : null;
+    }
+
     public function getStatusCode(): int
     {
         return $this->status;

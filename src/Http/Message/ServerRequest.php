@@ -63,6 +63,21 @@ final class ServerRequest implements ServerRequestInterface
      * @var array<string, list<string>>|null
      */
     private $serverParamHeaders = null;
+    /**
+     * fromParsed() with $requestTime: when the request's bytes were found ready, and the request
+     * line as received ($lineMethod, $lineTarget, $lineVersion), from which the first
+     * getServerParams() adds REQUEST_METHOD, REQUEST_URI, SERVER_PROTOCOL and REQUEST_TIME(_FLOAT):
+     * a request whose application never asks makes no copy of the parameters.
+     *
+     * @var ?float
+     */
+    private $requestTime = null;
+    /** @var string */
+    private $lineMethod = '';
+    /** @var string */
+    private $lineTarget = '';
+    /** @var string */
+    private $lineVersion = '';
     /** @var string */
     private $uriScheme = 'http';
     /** @var ?string fromParsed(): the Content-Type of a POST whose form body getParsedBody() decodes when first asked */
@@ -99,6 +114,9 @@ final class ServerRequest implements ServerRequestInterface
      * @param string $scheme "https" when a trusted proxy says the client used TLS
      * @param array<array-key, mixed>|null $parsedBody a decoded multipart form (null: decoded on demand)
      * @param array<array-key, mixed> $uploadedFiles the form's files, as PSR-7 nests them
+     * @param ?float $requestTime when the request's bytes were found ready: the first
+     *        getServerParams() then adds the request line's keys and REQUEST_TIME(_FLOAT) to
+     *        $serverParams (null: $serverParams has them, or is to have none)
      * @throws \InvalidArgumentException when target and authority make no valid URI
      */
     public static function fromParsed(
@@ -116,8 +134,15 @@ final class ServerRequest implements ServerRequestInterface
         ?string $contentType = null,
         ?array $parsedBody = null,
         array $uploadedFiles = [],
+        ?float $requestTime = null,
     ): self {
         $request = new self();
+        if ($requestTime !== null) {
+            $request->requestTime = $requestTime;
+            $request->lineMethod = $method;
+            $request->lineTarget = $target;
+            $request->lineVersion = $protocolVersion;
+        }
         $request->attributes = $attributes;
         $request->serverParamHeaders = $headers;
         $request->uriScheme = $scheme;
@@ -246,10 +271,18 @@ final class ServerRequest implements ServerRequestInterface
     public function getServerParams(): array
     {
         if ($this->serverParamHeaders !== null) {
+            $params = $this->serverParams;
+            if ($this->requestTime !== null) {
+                $params['REQUEST_METHOD'] = $this->lineMethod;
+                $params['REQUEST_URI'] = $this->lineTarget;
+                $params['SERVER_PROTOCOL'] = 'HTTP/' . $this->lineVersion;
+                $params['REQUEST_TIME'] = (int) $this->requestTime;
+                $params['REQUEST_TIME_FLOAT'] = $this->requestTime;
+            }
             $this->serverParams = ServerParams::complete(
-                $this->serverParams,
+                $params,
                 $this->serverParamHeaders,
-                (string) ($this->serverParams['REQUEST_URI'] ?? $this->getRequestTarget()),
+                (string) ($params['REQUEST_URI'] ?? $this->getRequestTarget()),
                 $this->uriScheme,
                 \strlen($this->content),
             );

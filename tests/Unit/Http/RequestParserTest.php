@@ -282,4 +282,40 @@ final class RequestParserTest extends TestCase
         $parser->buffer .= "\r\n";
         self::assertNotNull($parser->nextHead());
     }
+
+    /**
+     * A keep-alive client sending the same head again gets it parsed as before (nextHead()
+     * reuses the last parse of the same bytes): each request read on its own, as a client that
+     * waits for each response sends them, interleaved with other heads, bodies and chunked ones.
+     */
+    public function testARepeatedHeadParsesAsTheFirstTime(): void
+    {
+        $parser = new RequestParser(maxRequestLineBytes: 100, maxHeaderBytes: 300, maxHeaderCount: 5, maxBodyBytes: 1000);
+        $get = "GET /a?x=1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: r1\r\n\r\n";
+        $close = "GET /a?x=1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+        $post = "POST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\n";
+        $chunked = "POST /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
+        $sent = [
+            [$get, '', '/a?x=1', ''], [$get, '', '/a?x=1', ''], [$close, '', '/a?x=1', ''], [$get, '', '/a?x=1', ''],
+            [$post, 'abc', '/p', 'abc'], [$post, 'xyz', '/p', 'xyz'],
+            [$chunked, "2\r\nhi\r\n0\r\n\r\n", '/c', 'hi'], [$chunked, "3\r\nyou\r\n0\r\n\r\n", '/c', 'you'],
+            ["\r\n" . $get, '', '/a?x=1', ''],
+        ];
+        foreach ($sent as $n => [$head, $body, $target, $expectedBody]) {
+            $parser->buffer .= $head;
+            $parsed = $parser->nextHead();
+            self::assertNotNull($parsed, "request $n");
+            self::assertSame($target, $parsed->target, "request $n");
+            self::assertSame($head !== $close, $parsed->keepAlive, "request $n");
+            self::assertSame($head === $get || $head === "\r\n" . $get ? 'r1' : null, $parsed->requestId, "request $n");
+            $parser->buffer .= $body;
+            self::assertSame($expectedBody, $parsed->hasBody() ? $parser->readBody($parsed) : '', "request $n");
+            self::assertSame('', $parser->buffer, "request $n");
+        }
+        $parser->forgetLastHead();
+        $parser->buffer .= "GET /a?x=1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: r1\r\n";
+        self::assertNull($parser->nextHead(), 'a head not complete yet is no repeat');
+        $parser->buffer .= "\r\n";
+        self::assertSame('/a?x=1', $parser->nextHead()?->target);
+    }
 }

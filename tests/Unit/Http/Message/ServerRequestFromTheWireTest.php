@@ -156,6 +156,27 @@ final class ServerRequestFromTheWireTest extends TestCase
         self::assertNull($request->getParsedBody());
     }
 
+    /**
+     * The server hands the request line and its time over unmerged (requestTime): they join the
+     * parameters when first asked for, in the order PHP-FPM's would have them, as received
+     * whatever the application changed since.
+     */
+    public function testTheRequestLineAndTimeJoinTheServerParamsWhenFirstAsked(): void
+    {
+        $base = ['REMOTE_ADDR' => '10.0.0.1', 'REMOTE_PORT' => '5000'];
+        $request = ServerRequest::fromParsed('PATCH', '/a?b=1', '1.0', ['Host' => ['x.test']], 'x.test', 'a', '', $base, requestTime: 1700000000.25);
+        $moved = $request->withMethod('GET')->withRequestTarget('/elsewhere')->withProtocolVersion('1.1');
+
+        foreach ([$request, $moved] as $asked) {
+            $params = $asked->getServerParams();
+            self::assertSame(['REMOTE_ADDR', 'REMOTE_PORT', 'REQUEST_METHOD', 'REQUEST_URI', 'SERVER_PROTOCOL', 'REQUEST_TIME', 'REQUEST_TIME_FLOAT'], \array_slice(\array_keys($params), 0, 7));
+            self::assertSame(['PATCH', '/a?b=1', 'HTTP/1.0', 1700000000, 1700000000.25], [$params['REQUEST_METHOD'], $params['REQUEST_URI'], $params['SERVER_PROTOCOL'], $params['REQUEST_TIME'], $params['REQUEST_TIME_FLOAT']]);
+            self::assertSame('b=1', $params['QUERY_STRING']);
+            self::assertSame('x.test', $params['HTTP_HOST']);
+        }
+        self::assertSame($request->getServerParams(), $request->getServerParams());
+    }
+
     public function testAUrlEncodedPostBodyIsParsedAsPhpFillsPost(): void
     {
         $request = ServerRequest::fromParsed('POST', '/', '1.1', ['Host' => ['a']], 'a', 'a', 'x=1&list[]=a&list[]=b&n[k]=v', [], null, contentType: 'application/x-www-form-urlencoded; charset=UTF-8');
