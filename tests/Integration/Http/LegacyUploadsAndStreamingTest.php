@@ -99,6 +99,24 @@ final class LegacyUploadsAndStreamingTest extends TestCase
         self::assertSame(['upload.php' => true, 'stream.php' => true], \json_decode($output, true), $output);
     }
 
+    public function testPatternsTheWorkerCompiledAheadBehaveAsOnesTheScriptCompiles(): void
+    {
+        $server = self::$server;
+        self::assertNotNull($server);
+
+        $output = self::curl([$server->url('/patterns.php')]);
+
+        self::assertSame([
+            'error_get_last' => null,
+            'preg_last_error' => \PREG_NO_ERROR,
+            'matched' => 1,
+            'groups' => ['post-42', 'post', '42'],
+            'bad' => false,
+            'bad error' => true,
+            'warned' => true,
+        ], \json_decode($output, true), $output . $server->log());
+    }
+
     public function testWhatAScriptFlushesReachesTheClientBeforeTheScriptEnds(): void
     {
         $server = self::$server;
