@@ -96,7 +96,7 @@ final class LegacyUploadsAndStreamingTest extends TestCase
 
         // The worker resolved them (it never runs them): a PHP-FPM child has them from its
         // earlier requests, a fresh process inherits them.
-        self::assertSame(['upload.php' => true, 'stream.php' => true], \json_decode($output, true), $output);
+        self::assertSame(['upload.php' => true, 'stream.php' => true, 'ttl' => 120], \json_decode($output, true), $output);
     }
 
     public function testPatternsTheWorkerCompiledAheadBehaveAsOnesTheScriptCompiles(): void
