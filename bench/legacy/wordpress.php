@@ -32,7 +32,9 @@ declare(strict_types=1);
  *
  * --variants also knows bobbin-legacy-jit (the tracing JIT on, as --legacy ran before it
  * turned it off for its process per request) and bobbin-legacy-huge (PHP's allocator on
- * transparent huge pages, USE_ZEND_ALLOC_HUGE_PAGES=1). --hold sets
+ * transparent huge pages, USE_ZEND_ALLOC_HUGE_PAGES=1) and bobbin-legacy-baseline (bin/bobbin of the
+ * checkout --baseline=DIR names, e.g. `git archive main | tar -x -C DIR` with vendor/ linked: a
+ * change and what it changed, in the same run). --hold sets
  * everything up, prints the servers' addresses and the administrator's cookies and waits for
  * stdin to close, measuring nothing: for profiling by hand.
  * --write-doc replaces the "## Cost beside PHP-FPM, measured" section of docs/LEGACY.md (and
@@ -60,7 +62,7 @@ const SERVER_CPU = '0';
 const LOAD_CPU = '1';
 const PAGES = ['front' => '/', 'admin' => '/wp-admin/edit.php'];
 
-$options = \getopt('', ['seconds:', 'rounds:', 'children:', 'connections:', 'variants:', 'write-doc', 'hold', 'help']);
+$options = \getopt('', ['seconds:', 'rounds:', 'children:', 'connections:', 'variants:', 'baseline:', 'write-doc', 'hold', 'help']);
 if (isset($options['help'])) {
     $self = (string) \file_get_contents(__FILE__);
     echo \substr($self, \strpos($self, '/*') + 3, \strpos($self, '*/') - \strpos($self, '/*') - 3), "\n";
@@ -110,6 +112,11 @@ $starts = [
     'bobbin-legacy-huge' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-huge', '', SERVER_CPU, 1, $env + ['USE_ZEND_ALLOC_HUGE_PAGES' => '1'], '/wp-admin/install.php', serveOptions: [
         '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
+    // Another checkout's bin/bobbin (--baseline=DIR, with its vendor/): a change measured beside what it changed, in one run
+    'bobbin-legacy-baseline' => static fn (): Server => BobbinServer::start((string) ($options['baseline'] ?? throw new \InvalidArgumentException('bobbin-legacy-baseline needs --baseline=DIR')),
+        'bobbin-legacy-baseline', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
+            '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+        ]),
     'fpm' => static fn (): Server => FpmServer::start($root, 'fpm', $children, false, SERVER_CPU, $env, null, 1, null, null, $site->root),
 ];
 $commands = [];

@@ -79,6 +79,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         @\chdir(\dirname($script));
         if ($documentRoot !== null) {
             RealpathCacheWarmer::warm($documentRoot);
+            RegexCacheWarmer::warm($documentRoot);
             Async::run($this->keepRealpathCacheWarm(...), $documentRoot)->ignore();
         }
     }
@@ -233,6 +234,12 @@ final class IsolatedLegacyLoop implements ScriptLoop
         $this->reserve = null;
         $this->end->arm();
         SapiFlushHook::install($this->end->flush(...));
+        // As a PHP-FPM request starts: no last error (the worker's own, a refused accept() for
+        // one, is not the script's), none of PCRE's.
+        \error_clear_last();
+        if (\preg_last_error() !== \PREG_NO_ERROR) {
+            \preg_match('/^/', '');
+        }
     }
 
     private function watch(ScriptChild $child, QueuedRequest $item, Lock $slot, float $hardDeadline): void

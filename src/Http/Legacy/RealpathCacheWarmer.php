@@ -13,7 +13,7 @@ namespace Bobbin\Http\Legacy;
  * component — about 400 lstat() calls per WordPress front page, which a PHP-FPM child, keeping
  * its cache from one request to the next, does not make. Only paths are resolved (no file is
  * read, no code runs); the cache forgets an entry after `realpath_cache_ttl` seconds, so the
- * worker resolves them again before that.
+ * worker empties it and resolves them again at half that.
  *
  * @internal used by IsolatedLegacyLoop
  */
@@ -37,6 +37,12 @@ final class RealpathCacheWarmer
     /** @return int the files and directories resolved */
     public static function warm(string $directory): int
     {
+        // PHP never renews an entry it finds (it only drops one past its time to live and
+        // resolves the path again): emptied first, every entry made again lives a whole
+        // realpath_cache_ttl, so no child forked before the next warming finds one expired — and
+        // frees it, resolves its path again with lstat() and writes the worker's heap pages, as
+        // half of them did before.
+        \clearstatcache(true);
         $files = 0;
         try {
             $tree = new \RecursiveIteratorIterator(

@@ -96,7 +96,25 @@ final class LegacyUploadsAndStreamingTest extends TestCase
 
         // The worker resolved them (it never runs them): a PHP-FPM child has them from its
         // earlier requests, a fresh process inherits them.
-        self::assertSame(['upload.php' => true, 'stream.php' => true], \json_decode($output, true), $output);
+        self::assertSame(['upload.php' => true, 'stream.php' => true, 'ttl' => 120], \json_decode($output, true), $output);
+    }
+
+    public function testPatternsTheWorkerCompiledAheadBehaveAsOnesTheScriptCompiles(): void
+    {
+        $server = self::$server;
+        self::assertNotNull($server);
+
+        $output = self::curl([$server->url('/patterns.php')]);
+
+        self::assertSame([
+            'error_get_last' => null,
+            'preg_last_error' => \PREG_NO_ERROR,
+            'matched' => 1,
+            'groups' => ['post-42', 'post', '42'],
+            'bad' => false,
+            'bad error' => true,
+            'warned' => true,
+        ], \json_decode($output, true), $output . $server->log());
     }
 
     public function testWhatAScriptFlushesReachesTheClientBeforeTheScriptEnds(): void
