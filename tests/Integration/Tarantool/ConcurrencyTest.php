@@ -69,7 +69,7 @@ final class ConcurrencyTest extends TestCase
         $source = new CancellationSource();
         // Past the settle time (docs/TARANTOOL.md "Cancellation and timeouts"): unknown, and its
         // answer comes after its caller stopped waiting.
-        $cancelled = Async::run(static fn () => $connection->call('sleep_echo', ['late', 1.3], null, false, $source->token()));
+        $cancelled = Async::run(static fn () => $connection->call('sleep_echo', ['late', 1.5], null, false, $source->token()));
         $others = [];
         for ($i = 0; $i < 20; $i++) {
             $others[] = Async::run(static fn () => $connection->call('sleep_echo', ["other $i", 0.05 + $i * 0.02])[0]);
@@ -86,7 +86,7 @@ final class ConcurrencyTest extends TestCase
         } catch (CancelledOutcomeUnknownException) {
             $this->addToAssertionCount(1);
         }
-        Async::delay(0.4); // the late answer arrives meanwhile, read by the next request
+        Async::delay(0.6); // the late answer arrives meanwhile, read by the next request
         self::assertSame(['next'], $connection->call('sleep_echo', ['next', 0]));
         self::assertSame(0, $connection->inFlight());
         $connection->close();
