@@ -200,20 +200,24 @@ final class EndOfTurnWriter
     /**
      * Takes $bytes back unless the socket has any of them: from the queue, or from a batch the
      * kernel took in part, after what it took. $bytes must be unique among what is pending.
+     * Whether they were taken back: false when the socket has them, or some of them (they left).
      */
-    public function withdraw(string $bytes): void
+    public function withdraw(string $bytes): bool
     {
         $at = \array_search($bytes, $this->queued, true);
         if ($at !== false) {
             \array_splice($this->queued, $at, 1);
             $this->queuedBytes -= \strlen($bytes);
 
-            return;
+            return true;
         }
         $at = $this->unwritten === '' ? false : \strpos($this->unwritten, $bytes, $this->offset);
-        if ($at !== false) {
-            $this->unwritten = \substr_replace($this->unwritten, '', $at, \strlen($bytes));
+        if ($at === false) {
+            return false;
         }
+        $this->unwritten = \substr_replace($this->unwritten, '', $at, \strlen($bytes));
+
+        return true;
     }
 
     /**

@@ -6,6 +6,7 @@ namespace Bobbin\Nats;
 
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\CancelledOutcomeUnknownException;
 use Bobbin\Async\DeferredFuture;
 use Bobbin\Async\EndOfTurnWriter;
 use Bobbin\Async\OwnsResources;
@@ -157,6 +158,8 @@ final class Connection
      * @throws NoRespondersException nobody subscribes to $subject (nothing ran)
      * @throws RequestTimeoutException no reply in time (it may or may not have been handled)
      * @throws ConnectionLostException the connection broke while the request was in flight
+     * @throws CancelledOutcomeUnknownException cancelled after the request left (a CancelledException
+     *         and an Async\OutcomeUnknown: its responder may handle it all the same)
      * @throws PayloadTooLargeException|ConnectionClosedException|CancelledException|\InvalidArgumentException
      */
     public function request(string $subject, string $payload = '', ?float $timeout = null, ?Headers $headers = null, ?Cancellation $cancellation = null): Message
@@ -167,8 +170,10 @@ final class Connection
         /** @var DeferredFuture<Message> $reply */
         $reply = new DeferredFuture();
         $this->replies->register($token, $reply);
+        $queued = false;
         try {
             $this->send(Commands::publish($subject, $payload, $this->replies->replySubject($token), $headers), $token, $cancellation);
+            $queued = true;
             $this->outMessages++;
             $message = BoundedWait::await(
                 $reply->future(),
@@ -177,6 +182,10 @@ final class Connection
                 static fn (CancelledException $cancelled): \Throwable => new RequestTimeoutException(\sprintf('No reply to the request on %s within %s s (it may or may not have been handled)', $subject, \round($timeout, 3)), 0, $cancelled),
                 'The request timed out',
             );
+        } catch (CancelledException $e) {
+            // The caller gave up after the PUB left: its responder may handle it all the same,
+            // and nothing comes back to say (docs/NATS.md). Before it left: never sent, not done.
+            throw !$queued || $this->writer->isUnsent($token) ? $e : new CancelledOutcomeUnknownException($e);
         } finally {
             $this->replies->forget($token);
             $this->writer->forget($token);

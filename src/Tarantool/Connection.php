@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tarantool;
 
 use Bobbin\Async\Cancellation;
+use Bobbin\Async\CancelledOutcomeUnknownException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\SharedAttempt;
@@ -336,7 +337,9 @@ final class Connection implements Executor
                     $bytes = \is_string($body) ? $body : $body($session, $cancellation);
                     $response = $session->request($type, $bytes, $cancellation, $usesNames ? $this->schema->version : 0, $onPush, $this->streamId);
                 } catch (ConnectionLostException $e) {
-                    if ($idempotent && !$resent && !$this->closed) {
+                    // Not when the caller gave up meanwhile (the socket broke while the
+                    // cancelled request settled): that says unknown, not cancelled.
+                    if ($idempotent && !$resent && !$this->closed && $cancellation?->isRequested() !== true) {
                         $resent = true;
                         continue;
                     }
@@ -355,6 +358,13 @@ final class Connection implements Executor
             }
         } catch (TimeoutException $e) {
             $error = $this->timedOut($e, $timeout);
+            $timeout?->dispose();
+            throw $error;
+        } catch (CancelledOutcomeUnknownException $e) {
+            // No answer within the settle time (Internal\CancelledRequest): the request timeout
+            // that cancelled it is named as such, as a plain one would be.
+            $previous = $e->getPrevious();
+            $error = $previous instanceof TimeoutException ? new CancelledOutcomeUnknownException($this->timedOut($previous, $timeout)) : $e;
             $timeout?->dispose();
             throw $error;
         } catch (\Throwable $e) {

@@ -7,6 +7,7 @@ namespace Bobbin\Tarantool\Internal;
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\CancelledOutcomeUnknownException;
 use Bobbin\Async\CompositeCancellation;
 use Bobbin\Async\ConnectFailedException;
 use Bobbin\Async\ConnectTarget;
@@ -62,6 +63,8 @@ final class Session implements ReplySource
     private readonly SharedReader $reader;
     /** Whether the server closed the socket while it sat idle (a restart): asked before each request. */
     private readonly IdleSocketPeek $peek;
+    /** Reads a cancelled SQL request's text (CancelledRequest::mayWrite()). */
+    private readonly Decoder $decoder;
     public readonly RequestEncoder $encoder;
     public readonly float $openedAt;
     // Written for every request: untyped (@var), because PHP 8.2's JIT writes a typed property
@@ -88,6 +91,7 @@ final class Session implements ReplySource
     {
         $this->watcher = new StreamWatcher($stream);
         $this->parser = new FrameParser($decoder);
+        $this->decoder = $decoder;
         $this->reader = new SharedReader();
         $this->peek = new IdleSocketPeek($stream);
         $this->writer = new EndOfTurnWriter($this->brokeWhileSending(...));
@@ -175,12 +179,9 @@ final class Session implements ReplySource
             $this->writer->write($frame, $this->reader->isReading());
             /** @var Response $response */
             $response = $this->reader->await($sync, $cancellation, $this);
+        } catch (CancelledException $e) {
+            $response = $this->settle($sync, $type, $body, $frame, $e);
         } catch (\Throwable $e) {
-            if ($e instanceof CancelledException) {
-                // Still in the outgoing buffer (queued behind others in this turn): never sent (the
-                // contract suite). Its sync id in the header makes the frame unique there.
-                $this->writer->withdraw($frame);
-            }
             $this->forget($sync);
             throw $e;
         }
@@ -195,6 +196,38 @@ final class Session implements ReplySource
         }
 
         return $response;
+    }
+
+    /**
+     * The caller gave up on its request. Still in the outgoing buffer (queued behind others in
+     * this turn; its sync id in the header makes the frame unique there): taken out, never sent,
+     * the plain cancellation (the contract suite). Sent, it runs on (IPROTO cannot stop it): a
+     * read changed nothing, the plain cancellation at once; anything that may write waits up to
+     * CancelledRequest::SETTLE_SECONDS for its answer, returned as if never cancelled (done, or
+     * the server's error: not done), or CancelledOutcomeUnknownException when none came (its late
+     * answer is dropped when it comes).
+     *
+     * @throws CancelledException|ConnectionLostException|ProtocolException
+     */
+    private function settle(int $sync, int $type, string $body, string $frame, CancelledException $cancelled): Response
+    {
+        if ($this->writer->withdraw($frame) || !CancelledRequest::mayWrite($type, $body, $this->decoder)) {
+            $this->forget($sync);
+            throw $cancelled;
+        }
+        $settle = new TimeoutCancellation(CancelledRequest::SETTLE_SECONDS);
+        try {
+            /** @var Response */
+            return $this->reader->await($sync, $settle, $this);
+        } catch (CancelledException) {
+            $this->forget($sync);
+            throw new CancelledOutcomeUnknownException($cancelled);
+        } catch (\Throwable $e) {
+            $this->forget($sync);
+            throw $e;
+        } finally {
+            $settle->dispose();
+        }
     }
 
     private function forget(int $sync): void

@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Contract;
 
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
+use Bobbin\Async\OutcomeUnknown;
 use Bobbin\Tests\Support\Contract\ClientUnderTest;
 
 /**
@@ -32,6 +33,7 @@ abstract class CancelWhileQueuedOnTheConnectionContract extends ClientContractTe
             self::fail('The call must raise its cancellation');
         } catch (CancelledException $e) {
             self::assertSame('cancelled before the call', $e->getMessage());
+            self::assertNotInstanceOf(OutcomeUnknown::class, $e, 'Never sent: not done, not unknown');
         }
 
         self::assertSame('next', $client->echo('next'));
@@ -52,7 +54,9 @@ abstract class CancelWhileQueuedOnTheConnectionContract extends ClientContractTe
         $queued = self::inFiber(static fn () => $client->write($second, $source));
         self::inFiber(static fn () => $source->cancel(new CancelledException('cancelled while queued')));
 
-        self::assertSame('cancelled while queued', self::failureOf($queued)->getMessage());
+        $failure = self::failureOf($queued);
+        self::assertSame('cancelled while queued', $failure->getMessage());
+        self::assertNotInstanceOf(OutcomeUnknown::class, $failure, 'Never sent: not done, not unknown');
         $sent->await();
         self::assertSame('next', $client->echo('next'));
         self::assertTrue($client->written($first));

@@ -8,6 +8,7 @@ use Bobbin\Async\Async;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Future;
+use Bobbin\Async\OutcomeUnknown;
 use Bobbin\Nats\Connection;
 use Bobbin\Nats\Exception\NoRespondersException;
 use Bobbin\Nats\Exception\RequestTimeoutException;
@@ -106,11 +107,61 @@ final class RequestReplyTest extends NatsTestCase
             $source->cancel();
         })->ignore();
 
-        $this->expectException(CancelledException::class);
         try {
             $client->request($subject, 'x', 10.0, null, $source->token());
-        } finally {
-            self::assertSame(0, $client->statistics()->awaitingReplies);
+            self::fail('The request must be cancelled');
+        } catch (CancelledException $e) {
+            // Published before the cancel: its responder handles it all the same, so unknown —
+            // and still the cancellation a `catch (CancelledException)` always saw.
+            self::assertInstanceOf(OutcomeUnknown::class, $e);
+            self::assertSame('The operation was cancelled', $e->getMessage());
+            self::assertInstanceOf(CancelledException::class, $e->getPrevious());
+        }
+        self::assertSame(0, $client->statistics()->awaitingReplies);
+    }
+
+    public function testARequestCancelledBeforeItWasPublishedIsThePlainCancellation(): void
+    {
+        $subject = self::subject('unsent');
+        $service = $this->connect();
+        $service->subscribe($subject);
+        $service->flush();
+        $client = $this->connect();
+        $client->flush(); // connected and idle: the request's PUB waits for the end of the tick
+        $source = new CancellationSource();
+        $request = Async::run(static fn () => $client->request($subject, 'x', 10.0, null, $source->token()));
+        $source->cancel(); // in the same tick: its PUB never left
+
+        try {
+            $request->await();
+            self::fail('The request must be cancelled');
+        } catch (CancelledException $e) {
+            self::assertNotInstanceOf(OutcomeUnknown::class, $e, 'Never sent: not done');
+        }
+        $already = new CancellationSource();
+        $already->cancel();
+        try {
+            $client->request($subject, 'x', 10.0, null, $already->token());
+            self::fail('The request must be cancelled');
+        } catch (CancelledException $e) {
+            self::assertNotInstanceOf(OutcomeUnknown::class, $e, 'Never sent: not done');
+        }
+    }
+
+    public function testASubscriptionWaitCancelledIsThePlainCancellation(): void
+    {
+        $subscription = $this->connect()->subscribe(self::subject('quiet'));
+        $source = new CancellationSource();
+        Async::run(static function () use ($source): void {
+            Async::delay(0.05);
+            $source->cancel();
+        })->ignore();
+
+        try {
+            $subscription->next(null, $source->token());
+            self::fail('The wait must be cancelled');
+        } catch (CancelledException $e) {
+            self::assertNotInstanceOf(OutcomeUnknown::class, $e, 'A wait sent nothing');
         }
     }
 

@@ -47,6 +47,20 @@ final class EndOfTurnWriterTest extends AsyncTestCase
         self::assertSame('three', \fread($theirs, 100));
     }
 
+    public function testWithdrawSaysWhetherTheBytesWereTakenBackOrHadLeft(): void
+    {
+        [$ours, $theirs] = self::pair();
+        $writer = new EndOfTurnWriter(static fn () => null);
+        $writer->attach($ours, new StreamWatcher($ours));
+        $writer->write('sent'); // nothing pending: written at once
+        $writer->append('queued');
+
+        self::assertFalse($writer->withdraw('sent'), 'on the socket already: a cancelled request that left');
+        self::assertTrue($writer->withdraw('queued'), 'still queued: never sent');
+        EventLoop::run();
+        self::assertSame('sent', \fread($theirs, 100));
+    }
+
     public function testAReplacedEntryKeepsItsPlaceUntilItWasHandedToTheSocket(): void
     {
         [$ours, $theirs] = self::pair();

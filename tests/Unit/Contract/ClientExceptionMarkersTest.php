@@ -54,10 +54,14 @@ final class ClientExceptionMarkersTest extends TestCase
             Async\PoolTimeout::class => [Tarantool\PoolTimeoutException::class],
             Async\Retryable::class => [Tarantool\RetryableException::class, Tarantool\TransactionConflictException::class],
             Async\UniqueViolation::class => [Tarantool\UniqueViolationException::class],
+            // A write cancelled after it left, with no answer in the settle time (CLIENTS.md section 5).
+            Async\OutcomeUnknown::class => [Tarantool\ConnectionLostException::class, Async\CancelledOutcomeUnknownException::class],
         ],
         'NATS' => [
             Async\ConnectionLost::class => [Nats\ConnectionLostException::class],
             Async\Timeout::class => [Nats\ConnectTimeoutException::class, Nats\RequestTimeoutException::class],
+            // A request cancelled after its PUB left (CLIENTS.md section 5).
+            Async\OutcomeUnknown::class => [Nats\ConnectionLostException::class, Async\CancelledOutcomeUnknownException::class],
         ],
         'IPC' => [
             Async\ConnectionLost::class => [Ipc\ConnectionLostException::class],
