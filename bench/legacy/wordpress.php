@@ -186,10 +186,11 @@ $median = static function (array $values): float {
     return $n === 0 ? \NAN : ($n % 2 === 1 ? (float) $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2);
 };
 $md = [];
-$md[] = \sprintf('Run of %s UTC: `flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php --seconds=%s --rounds=%d --children=%d --connections=%d` '
+$md[] = \sprintf('Run of %s UTC: `flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php --seconds=%s --rounds=%d --children=%d --connections=%d%s` '
     . '(2 vCPUs shared with other work): WordPress %s (Debian), the servers on cpu %s, wrk (`-t1 -c%d`) and MariaDB on cpu %s; '
     . '%d rounds, the servers taking turns page after page; each figure is the median of the rounds, each ratio the median of the per-round ratios.',
-    \gmdate('Y-m-d H:i'), $seconds, $rounds, $children, $connections, wordPressVersion(), SERVER_CPU, $connections, LOAD_CPU, $rounds);
+    \gmdate('Y-m-d H:i'), $seconds, $rounds, $children, $connections,
+    isset($options['variants']) ? ' --variants=' . $options['variants'] . (isset($options['baseline']) ? ' --baseline=DIR' : '') : '', wordPressVersion(), SERVER_CPU, $connections, LOAD_CPU, $rounds);
 $md[] = '';
 $md[] = '| page | server | req/s | req/s vs fpm | server CPU µs/request | CPU vs fpm | p99 ms | PSS MiB, 10 clients | errors |';
 $md[] = '|---|---|---:|---:|---:|---:|---:|---:|---:|';
