@@ -22,6 +22,8 @@ final class RegexCacheWarmer
     private const MAX_PATTERNS = 2048;
     private const MAX_FILES = 20000;
     private const MAX_FILE_BYTES = 4 << 20;
+    /** The reading of the files (at the worker's start) stops there: WordPress takes 0.6 s. */
+    private const MAX_SECONDS = 5.0;
     /** The functions whose first argument is a pattern. */
     private const FUNCTIONS = ['preg_match', 'preg_match_all', 'preg_replace', 'preg_replace_callback', 'preg_split', 'preg_grep', 'preg_filter'];
     private const DOUBLE_QUOTED_ESCAPES = ['n' => "\n", 'r' => "\r", 't' => "\t", 'v' => "\v", 'e' => "\e", 'f' => "\f", '\\' => '\\', '$' => '$', '"' => '"'];
@@ -63,6 +65,11 @@ final class RegexCacheWarmer
             return self::collect($directory);
         }
         if ($pid === 0) {
+            // A copy of the worker for a moment: none of the worker's signal handlers runs here.
+            foreach ([\SIGTERM, \SIGINT, \SIGHUP, \SIGCHLD] as $signal) {
+                \pcntl_signal($signal, \SIG_DFL);
+            }
+            ChildProcessCalls::dieWithParent();
             \fclose($pair[0]);
             @\fwrite($pair[1], \implode("\0", self::collect($directory)));
             ChildProcessCalls::exitNow(0); // nothing of the worker's shutdown runs here
@@ -79,7 +86,11 @@ final class RegexCacheWarmer
     private static function collect(string $directory): array
     {
         $patterns = [];
+        $deadline = \microtime(true) + self::MAX_SECONDS;
         foreach (self::phpFiles($directory) as $path) {
+            if (\microtime(true) > $deadline) {
+                break; // a tree this large is warmed in part, rather than hold the worker's start
+            }
             $source = @\file_get_contents($path, false, null, 0, self::MAX_FILE_BYTES);
             if (!\is_string($source) || \stripos($source, 'preg_') === false) {
                 continue;
