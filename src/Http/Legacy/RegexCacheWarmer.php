@@ -9,7 +9,7 @@ namespace Bobbin\Http\Legacy;
  * as literal strings (--legacy-docroot), so that each script's process inherits them compiled:
  * PHP keeps every pattern it compiled in a per-process cache (PCRE's compiled code and its JIT
  * code), which a PHP-FPM child keeps from one request to the next and a fresh process starts
- * without — a WordPress front page compiled about 150 patterns, 3 ms of its CPU, on every
+ * without — a WordPress front page compiled 165 patterns, 3–4 ms of its CPU, on every
  * request. Only patterns written in the files on disk are compiled (read as tokens, not run):
  * what a child inherits is the same for every child and derives from no request, as opcache's
  * compiled scripts. Patterns built at run time are compiled by the script's process, as before.
