@@ -33,7 +33,7 @@ declare(strict_types=1);
  * --variants also knows bobbin-legacy-jit (the tracing JIT on, as --legacy ran before it
  * turned it off for its process per request) and bobbin-legacy-huge (PHP's allocator on
  * transparent huge pages, USE_ZEND_ALLOC_HUGE_PAGES=1) and bobbin-legacy-baseline (bin/bobbin of the
- * checkout --baseline=DIR names, e.g. `git archive main | tar -x -C DIR` with vendor/ linked: a
+ * checkout --baseline=DIR names, e.g. `git archive main | tar -x -C DIR` with vendor/ copied, not linked: a
  * change and what it changed, in the same run). --hold sets
  * everything up, prints the servers' addresses and the administrator's cookies and waits for
  * stdin to close, measuring nothing: for profiling by hand.
@@ -73,6 +73,7 @@ $rounds = (int) ($options['rounds'] ?? 5);
 $children = (int) ($options['children'] ?? 4);
 $connections = (int) ($options['connections'] ?? 10);
 $variantNames = \explode(',', (string) ($options['variants'] ?? 'bobbin-legacy,fpm'));
+$baseline = \is_string($options['baseline'] ?? null) ? $options['baseline'] : null;
 $mysqlUrl = (string) \getenv('BOBBIN_TEST_MYSQL_URL');
 if ($mysqlUrl === '' || !WordPressSite::isInstalled()) {
     \fwrite(\STDERR, "Needs WordPress (scripts/install-deps) and BOBBIN_TEST_MYSQL_URL (source /tmp/bobbin-test-env.sh)\n");
@@ -113,7 +114,7 @@ $starts = [
         '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
     // Another checkout's bin/bobbin (--baseline=DIR, with its vendor/): a change measured beside what it changed, in one run
-    'bobbin-legacy-baseline' => static fn (): Server => BobbinServer::start((string) ($options['baseline'] ?? throw new \InvalidArgumentException('bobbin-legacy-baseline needs --baseline=DIR')),
+    'bobbin-legacy-baseline' => static fn (): Server => BobbinServer::start($baseline ?? throw new \InvalidArgumentException('bobbin-legacy-baseline needs --baseline=DIR'),
         'bobbin-legacy-baseline', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
             '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
         ]),
@@ -186,10 +187,11 @@ $median = static function (array $values): float {
     return $n === 0 ? \NAN : ($n % 2 === 1 ? (float) $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2);
 };
 $md = [];
-$md[] = \sprintf('Run of %s UTC: `flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php --seconds=%s --rounds=%d --children=%d --connections=%d` '
+$md[] = \sprintf('Run of %s UTC: `flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php --seconds=%s --rounds=%d --children=%d --connections=%d%s` '
     . '(2 vCPUs shared with other work): WordPress %s (Debian), the servers on cpu %s, wrk (`-t1 -c%d`) and MariaDB on cpu %s; '
     . '%d rounds, the servers taking turns page after page; each figure is the median of the rounds, each ratio the median of the per-round ratios.',
-    \gmdate('Y-m-d H:i'), $seconds, $rounds, $children, $connections, wordPressVersion(), SERVER_CPU, $connections, LOAD_CPU, $rounds);
+    \gmdate('Y-m-d H:i'), $seconds, $rounds, $children, $connections,
+    isset($options['variants']) ? ' --variants=' . \implode(',', $variantNames) . ($baseline !== null ? ' --baseline=DIR' : '') : '', wordPressVersion(), SERVER_CPU, $connections, LOAD_CPU, $rounds);
 $md[] = '';
 $md[] = '| page | server | req/s | req/s vs fpm | server CPU µs/request | CPU vs fpm | p99 ms | PSS MiB, 10 clients | errors |';
 $md[] = '|---|---|---:|---:|---:|---:|---:|---:|---:|';
