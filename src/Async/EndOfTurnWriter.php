@@ -23,8 +23,8 @@ use Closure;
  * Properties written per request are untyped (@var): PHP 8.2's JIT writes a typed property
  * through a checking helper (~60 instructions a write; bench/tarantool/reference.php).
  *
- * Over 400 lines: the three owners' ways to take an entry back (withdraw, forget, replace) are
- * the queue's own.
+ * Over 400 lines: the owners' ways to take an entry back (withdraw(), forget()) and the
+ * back-pressure wait belong to the queue they change.
  */
 final class EndOfTurnWriter
 {
@@ -216,24 +216,6 @@ final class EndOfTurnWriter
             return false;
         }
         $this->unwritten = \substr_replace($this->unwritten, '', $at, \strlen($bytes));
-
-        return true;
-    }
-
-    /**
-     * $bytes in place of the entry $back before the last queued, unless it left already (false):
-     * for entries numbered by their place on the wire (Redis). Not mixed with prepend(), forget()
-     * or withdraw(), which move entries.
-     */
-    public function replaceQueued(int $back, string $bytes): bool
-    {
-        $at = \count($this->queued) - 1 - $back;
-        if ($back < 0 || $at < 0) {
-            return false;
-        }
-        $this->queuedBytes += \strlen($bytes) - \strlen($this->queued[$at]);
-        // @phpstan-ignore assign.propertyType (0 <= $at < count: an index the list has)
-        $this->queued[$at] = $bytes;
 
         return true;
     }

@@ -160,9 +160,6 @@ final class Connection implements Executor, ReplySource
             for ($id = $first; $id < $last; $id++) {
                 unset($this->collecting[$id], $this->collected[$id]);
             }
-            if ($e instanceof CancelledException) {
-                $this->withdraw($first, $last - 1); // the last one: awaitReply()
-            }
             throw $e;
         }
         $replies = [];
@@ -404,28 +401,7 @@ final class Connection implements Executor, ReplySource
             throw $this->lost();
         }
 
-        try {
-            return $this->reader->await($id, $cancellation, $this);
-        } catch (CancelledException $e) {
-            $this->withdraw($id, $id);
-            throw $e;
-        }
-    }
-
-    /**
-     * Commands $first to $last were given up before their bytes left (cancelled in the tick they
-     * were queued in): each takes a PING in its place in the output, since its number is its
-     * reply's position; the PING's reply is read and dropped like any given-up command's.
-     */
-    private function withdraw(int $first, int $last): void
-    {
-        if (!$this->open || $first <= $this->received) {
-            return;
-        }
-        $ping = RespEncoder::command(['PING']);
-        for ($id = $first; $id <= $last; $id++) {
-            $this->writer->replaceQueued($this->sent - $id, $ping);
-        }
+        return $this->reader->await($id, $cancellation, $this);
     }
 
     /** @internal the SharedReader's: reads once (waiting first when nothing has arrived) and delivers every complete reply */

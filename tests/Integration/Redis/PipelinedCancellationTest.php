@@ -93,31 +93,4 @@ final class PipelinedCancellationTest extends TestCase
         self::assertSame('mine', $client->command('ECHO', 'mine'));
         self::assertSame(0, $client->sharedConnection()->inFlight());
     }
-
-    public function testACommandCancelledWhileQueuedForTheTicksWriteNeverReachesTheServer(): void
-    {
-        $connection = Connection::connect(EmbeddedRedis::url());
-        $prefix = 'queued-cancel:' . \bin2hex(\random_bytes(4));
-        $first = $connection->send(['SET', "$prefix:first", '1']); // nothing in flight: written at once
-        $queued = $connection->send(['SET', "$prefix:queued", '1']); // behind it: for the tick's write
-        $reader = Async::run(static fn () => $connection->await($first)); // reads for both
-        $source = new CancellationSource();
-        $cancelled = Async::run(static fn () => $connection->await($queued, $source->token()));
-        Async::run(static fn () => $source->cancel(new CancelledException('cancelled while queued')));
-
-        try {
-            $cancelled->await();
-            self::fail('The queued command must be cancelled');
-        } catch (CancelledException $e) {
-            self::assertSame('cancelled while queued', $e->getMessage());
-        }
-        self::assertSame('OK', $reader->await());
-        // Its place went to a PING, whose reply is dropped: the next command gets its own.
-        self::assertSame('next', $connection->execute(['ECHO', 'next']));
-        self::assertSame(1, $connection->execute(['EXISTS', "$prefix:first"]));
-        self::assertSame(0, $connection->execute(['EXISTS', "$prefix:queued"]), 'The queued command never left');
-        self::assertSame(0, $connection->inFlight());
-        $connection->execute(['DEL', "$prefix:first"]);
-        $connection->close();
-    }
 }

@@ -61,22 +61,6 @@ final class EndOfTurnWriterTest extends AsyncTestCase
         self::assertSame('sent', \fread($theirs, 100));
     }
 
-    public function testAReplacedEntryKeepsItsPlaceUntilItWasHandedToTheSocket(): void
-    {
-        [$ours, $theirs] = self::pair();
-        $writer = new EndOfTurnWriter(static fn () => null);
-        $writer->attach($ours, new StreamWatcher($ours));
-        $writer->write('1'); // nothing pending: written at once, not queued
-        $writer->append('2');
-        $writer->append('3');
-        self::assertTrue($writer->replaceQueued(1, 'P'));
-        self::assertFalse($writer->replaceQueued(2, 'P'), 'written at once: gone already');
-        self::assertSame(2, $writer->pendingBytes());
-        EventLoop::run();
-        self::assertSame('1P3', \fread($theirs, 100));
-        self::assertFalse($writer->replaceQueued(0, 'P'), 'handed to the socket');
-    }
-
     public function testWhatTheKernelDidNotTakeIsWrittenWhenTheSocketDrains(): void
     {
         [$ours, $theirs] = self::pair();
