@@ -220,9 +220,10 @@ final class Connection
      */
     public function park(): void
     {
-        if ($this->parkedWatch !== null && !$this->closed) {
-            // Parked between requests already, without a fiber: what it kept for the next one goes.
-            $this->forgetWhileIdle();
+        if ($this->parkedWatch !== null) {
+            // Parked between requests already: what it kept for the next one goes, once (each
+            // sweep passes here for every idle connection).
+            $this->fiber === null || $this->forgetWhileIdle();
 
             return;
         }
