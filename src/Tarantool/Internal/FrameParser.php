@@ -102,14 +102,23 @@ final class FrameParser
     {
         $byte = \ord($this->buffer[$this->offset]);
 
-        return match (true) {
-            $byte <= 0x7F => 1,
-            $byte === 0xCC => 2,
-            $byte === 0xCD => 3,
-            $byte === 0xCE => 5,
-            $byte === 0xCF => 9,
-            default => throw new ProtocolException(\sprintf('The server sent 0x%02x where a frame length (a MessagePack uint) was due', $byte)),
-        };
+        // An if chain, not match (true): that compares each arm's value with true. Tarantool sends 0xce.
+        if ($byte === 0xCE) {
+            return 5;
+        }
+        if ($byte <= 0x7F) {
+            return 1;
+        }
+        if ($byte === 0xCC) {
+            return 2;
+        }
+        if ($byte === 0xCD) {
+            return 3;
+        }
+        if ($byte === 0xCF) {
+            return 9;
+        }
+        throw new ProtocolException(\sprintf('The server sent 0x%02x where a frame length (a MessagePack uint) was due', $byte));
     }
 
     private function length(int $size): int

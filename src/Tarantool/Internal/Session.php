@@ -57,6 +57,12 @@ final class Session
     private const READ_CHUNK = 262_144;
     /** What a waiter is handed instead of an answer when it is its turn to read. */
     private const TAKE_OVER = true;
+    /**
+     * Seconds for which a read that emptied the socket stands in for the idle peek, as a quiet
+     * poll does in IdleSocketPeek (the same bound): one request after another in a plain script
+     * makes no recv(MSG_PEEK) between them.
+     */
+    private const TRUST_EMPTIED_READ_FOR = 0.001;
 
     private readonly StreamWatcher $watcher;
     private readonly FrameParser $parser;
@@ -74,6 +80,11 @@ final class Session
     public ?Greeting $greeting = null;
     /** Requests asked while somebody reads leave together at the end of the loop turn. */
     private readonly EndOfTurnWriter $writer;
+    /**
+     * @var float when the last read that emptied the socket was at the latest (the send time of
+     *      the newest request then: no clock read per read); 0.0 after a read that filled its chunk
+     */
+    private $emptiedAt = 0.0;
     /** @var bool */
     private $reading = false;
     /** @var int */
@@ -204,7 +215,7 @@ final class Session
     private function forget(int $sync): void
     {
         unset($this->pending[$sync], $this->arrived[$sync], $this->pushHandlers[$sync]);
-        if ($this->pending === []) {
+        if (\count($this->pending) === 0) {
             $this->peek->markIdle();
         }
     }
@@ -224,14 +235,16 @@ final class Session
      * Without a round trip: false when the socket is broken, or when the server said something
      * while nothing was asked (an idle Tarantool session is silent; the end of the stream after
      * a restart is not). One peek at the socket (Async\IdleSocketPeek: none on epoll when a poll
-     * found it quiet under 1 ms ago), asked before every request on an idle session.
+     * found it quiet under 1 ms ago, nor when a read emptied it under 1 ms ago), asked before
+     * every request on an idle session. A server that closes the socket within that moment shows
+     * as a lost connection on the next request, as one that closes it just after the peek does.
      */
     public function isAlive(): bool
     {
         if ($this->broken !== null) {
             return false;
         }
-        if ($this->pending === [] && !$this->reading && $this->peek->firstByte() !== null) {
+        if (\count($this->pending) === 0 && !$this->reading && \microtime(true) - $this->emptiedAt >= self::TRUST_EMPTIED_READ_FOR && $this->peek->firstByte() !== null) {
             $bytes = @\fread($this->stream, self::READ_CHUNK);
             if ($bytes === false || $bytes === '' || \feof($this->stream)) {
                 $this->fail(new ConnectionLostException('The server closed the connection while it was idle'));
@@ -356,6 +369,13 @@ final class Session
             throw $e;
         }
         $response = $this->arrived[$sync];
+        if ($this->waiters->count() === 0) {
+            // Nobody waits (one request at a time): dispatch() ran whatever it settled, so
+            // there is nothing to hand over.
+            $this->reading = false;
+
+            return $response;
+        }
         $this->handOver();
 
         return $response;
@@ -423,6 +443,8 @@ final class Session
                 $bytes = @\fread($this->stream, self::READ_CHUNK);
                 if ($bytes !== false && $bytes !== '') {
                     $this->parser->append($bytes);
+                    // A read short of its chunk took all there was: the socket was empty then.
+                    $this->emptiedAt = \strlen($bytes) < self::READ_CHUNK ? $this->lastUsedAt : 0.0;
 
                     return;
                 }
