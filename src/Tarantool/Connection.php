@@ -169,7 +169,8 @@ final class Connection implements Executor
     {
         $body = $this->encoder->call($function, $arguments);
 
-        return $this->perform('call ' . $function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
+        // The function's name alone: perform() words it "call NAME" for an error only.
+        return $this->perform($function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function eval(string $expression, array $arguments = [], ?Closure $onPush = null, bool $idempotent = false, ?Cancellation $cancellation = null): array
@@ -350,7 +351,10 @@ final class Connection implements Executor
      */
     private function perform(string $what, int $type, string|Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation, int $builtUnder = 0, bool $resent = false, bool $reread = false): Response
     {
-        $cancellation = $this->bound($cancellation, $timeout);
+        $timeout = null;
+        if ($this->config->requestTimeout !== null) {
+            $cancellation = $this->bound($cancellation, $timeout);
+        }
         // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         try {
             while (true) {
@@ -378,7 +382,7 @@ final class Connection implements Executor
                     $this->schema->invalidate();
                     continue;
                 }
-                throw ErrorFactory::fromResponse($response, $what);
+                throw ErrorFactory::fromResponse($response, $type === Iproto::CALL ? 'call ' . $what : $what);
             }
         } catch (TimeoutException $e) {
             $error = $this->timedOut($e, $timeout);

@@ -92,7 +92,7 @@ final class Session
      *      the newest request then: no clock read per read); 0.0 after a read that filled its chunk
      */
     private $emptiedAt = 0.0;
-    /** @var int what the next read asks for (SMALL_READ after a short read, else READ_CHUNK) */
+    /** @var int<1, max> what the next read asks for (SMALL_READ after a short read, else READ_CHUNK) */
     private $readSize = self::SMALL_READ;
     /** @var bool */
     private $reading = false;
