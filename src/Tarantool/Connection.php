@@ -22,6 +22,7 @@ use Bobbin\Tarantool\Internal\RequestEncoder;
 use Bobbin\Tarantool\Internal\Response;
 use Bobbin\Tarantool\Internal\Schema;
 use Bobbin\Tarantool\Internal\Session;
+use Bobbin\Tarantool\Internal\StaleNames;
 use Bobbin\Tarantool\Internal\SqlDecoder;
 use Closure;
 
@@ -84,14 +85,35 @@ final class Connection implements Executor
     public function select(string|int $space, mixed $key = [], string|int $index = 0, int $limit = self::NO_LIMIT, int $offset = 0, Iterator $iterator = Iterator::Eq, bool $idempotent = false, ?Cancellation $cancellation = null): array
     {
         $key = self::key($key);
-        // By ids the bytes are the same on every attempt: no closure to build.
-        $response = $this->perform('select', Iproto::SELECT, \is_int($space) && \is_int($index)
-            ? $this->encoder->select($space, $index, $key, $limit, $offset, $iterator->value)
-            : function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
-                $spaceId = $this->spaceId($space, $session, $cancellation);
+        if (\is_int($space) && \is_int($index)) {
+            // By ids the bytes are the same on every attempt: no closure to build.
+            $response = $this->perform('select', Iproto::SELECT, $this->encoder->select($space, $index, $key, $limit, $offset, $iterator->value), false, $idempotent, null, $cancellation);
 
-                return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
-            }, \is_string($space) || \is_string($index), $idempotent, null, $cancellation);
+            /** @var list<list<mixed>> */
+            return $response->data();
+        }
+        // Names the schema cache holds: the bytes now, valid while its version stands (perform()
+        // checks before each attempt); the closure that resolves them per attempt only otherwise.
+        $spaceId = \is_int($space) ? $space : $this->schema->cachedSpaceId($space);
+        $indexId = $spaceId === null ? null : (\is_int($index) ? $index : $this->schema->cachedIndexId($spaceId, $index));
+        $resent = $reread = false;
+        if ($indexId !== null) {
+            \assert($spaceId !== null);
+            try {
+                $response = $this->perform('select', Iproto::SELECT, $this->encoder->select($spaceId, $indexId, $key, $limit, $offset, $iterator->value), true, $idempotent, null, $cancellation, $this->schema->version);
+
+                /** @var list<list<mixed>> */
+                return $response->data();
+            } catch (StaleNames $e) {
+                $resent = $e->resent;
+                $reread = $e->reread;
+            }
+        }
+        $response = $this->perform('select', Iproto::SELECT, function (Session $session, ?Cancellation $cancellation) use ($space, $index, $key, $limit, $offset, $iterator): string {
+            $spaceId = $this->spaceId($space, $session, $cancellation);
+
+            return $this->encoder->select($spaceId, $this->indexId($spaceId, $index, $session, $cancellation), $key, $limit, $offset, $iterator->value);
+        }, true, $idempotent, null, $cancellation, 0, $resent, $reread);
 
         /** @var list<list<mixed>> */
         return $response->data();
@@ -148,7 +170,8 @@ final class Connection implements Executor
     {
         $body = $this->encoder->call($function, $arguments);
 
-        return $this->perform('call ' . $function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
+        // The function's name alone: perform() words it "call NAME" for an error only.
+        return $this->perform($function, Iproto::CALL, $body, false, $idempotent, $onPush, $cancellation)->data();
     }
 
     public function eval(string $expression, array $arguments = [], ?Closure $onPush = null, bool $idempotent = false, ?Cancellation $cancellation = null): array
@@ -322,16 +345,24 @@ final class Connection implements Executor
      * @param string|(Closure(Session, ?Cancellation): string) $body the bytes when they do not depend
      *        on the attempt (no names to resolve): no closure to build per request
      * @param (Closure(mixed): void)|null $onPush
+     * @param int $builtUnder non-zero: $body holds ids the schema cache gave under that version;
+     *        an attempt after the cache changed throws StaleNames instead, for the caller to
+     *        resolve them again (carrying $resent and $reread over)
+     * @throws StaleNames
      */
-    private function perform(string $what, int $type, string|Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation): Response
+    private function perform(string $what, int $type, string|Closure $body, bool $usesNames, bool $idempotent, ?Closure $onPush, ?Cancellation $cancellation, int $builtUnder = 0, bool $resent = false, bool $reread = false): Response
     {
-        $cancellation = $this->bound($cancellation, $timeout);
-        $resent = false;
-        $reread = false;
+        $timeout = null;
+        if ($this->config->requestTimeout !== null) {
+            $cancellation = $this->bound($cancellation, $timeout);
+        }
         // Catch and rethrow, not finally: a finally block keeps the tracing JIT off this path.
         try {
             while (true) {
                 $session = $this->session($cancellation);
+                if ($builtUnder !== 0 && $builtUnder !== $this->schema->version) {
+                    throw new StaleNames($resent, $reread);
+                }
                 try {
                     // Inside: a name looked up first (the schema read) is part of the request.
                     $bytes = \is_string($body) ? $body : $body($session, $cancellation);
@@ -354,7 +385,7 @@ final class Connection implements Executor
                     $this->schema->invalidate();
                     continue;
                 }
-                throw ErrorFactory::fromResponse($response, $what);
+                throw ErrorFactory::fromResponse($response, $type === Iproto::CALL ? 'call ' . $what : $what);
             }
         } catch (TimeoutException $e) {
             $error = $this->timedOut($e, $timeout);

@@ -191,8 +191,9 @@ final class BobbinDriver implements Driver
     {
         $registry = $this->registry;
 
+        // count(), not === []: the JIT compares arrays by identity through a helper call.
         return $registry->referenced === 0 && $this->streams->watched === 0
-            && $registry->signalWatches === [] && $registry->pendingDefers === []
+            && \count($registry->signalWatches) === 0 && \count($registry->pendingDefers) === 0
             && $this->scheduler->interrupt === null && !$this->scheduler->hasQueued();
     }
 

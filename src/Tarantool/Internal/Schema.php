@@ -41,6 +41,21 @@ final class Schema
         $this->version = 0;
     }
 
+    /**
+     * The id of a space by name as the cache has it now: null when the names are not loaded or
+     * not known (no load, no round trip: the caller then takes the path that loads them).
+     */
+    public function cachedSpaceId(string $name): ?int
+    {
+        return $this->spaces[$name] ?? null;
+    }
+
+    /** The id of a space's index by name as the cache has it now; null when not loaded or not known. */
+    public function cachedIndexId(int $spaceId, string $name): ?int
+    {
+        return $this->indexes[$spaceId][$name] ?? null;
+    }
+
     /** @throws QueryException when no space has that name, even after a reload */
     public function spaceId(string $name, Session $session, ?Cancellation $cancellation): int
     {

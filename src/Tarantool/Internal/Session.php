@@ -57,6 +57,19 @@ final class Session implements ReplySource
     use OwnsResources;
 
     private const READ_CHUNK = 262_144;
+    /**
+     * The first read after a short one asks for less: PHP allocates the whole chunk before the
+     * read and shrinks it after, and 2 KB (with the string's header) still comes from the small
+     * allocator, where 256 KB takes pages (~600 instructions more for a one-request answer). A
+     * read that fills it is followed by full-size ones.
+     */
+    private const SMALL_READ = 2048;
+    /**
+     * Seconds for which a read that emptied the socket stands in for the idle peek, as a quiet
+     * poll does in IdleSocketPeek (the same bound): one request after another in a plain script
+     * makes no recv(MSG_PEEK) between them.
+     */
+    private const TRUST_EMPTIED_READ_FOR = 0.001;
 
     private readonly StreamWatcher $watcher;
     private readonly FrameParser $parser;
@@ -76,6 +89,13 @@ final class Session implements ReplySource
     public ?Greeting $greeting = null;
     /** Requests asked while somebody reads leave together at the end of the loop turn. */
     private readonly EndOfTurnWriter $writer;
+    /**
+     * @var float when the last read that emptied the socket was at the latest (the send time of
+     *      the newest request then: no clock read per read); 0.0 after a read that filled its chunk
+     */
+    private $emptiedAt = 0.0;
+    /** @var int<1, max> what the next read asks for (SMALL_READ after a short read, else READ_CHUNK) */
+    private $readSize = self::SMALL_READ;
     /** @var int */
     private $nextSync = 0;
     /** @var array<int, true> requests sent whose caller still wants the answer */
@@ -233,7 +253,7 @@ final class Session implements ReplySource
     private function forget(int $sync): void
     {
         unset($this->pending[$sync], $this->pushHandlers[$sync]);
-        if ($this->pending === []) {
+        if (\count($this->pending) === 0) {
             $this->peek->markIdle();
         }
     }
@@ -253,14 +273,16 @@ final class Session implements ReplySource
      * Without a round trip: false when the socket is broken, or when the server said something
      * while nothing was asked (an idle Tarantool session is silent; the end of the stream after
      * a restart is not). One peek at the socket (Async\IdleSocketPeek: none on epoll when a poll
-     * found it quiet under 1 ms ago), asked before every request on an idle session.
+     * found it quiet under 1 ms ago, nor when a read emptied it under 1 ms ago), asked before
+     * every request on an idle session. A server that closes the socket within that moment shows
+     * as a lost connection on the next request, as one that closes it just after the peek does.
      */
     public function isAlive(): bool
     {
         if ($this->broken !== null) {
             return false;
         }
-        if ($this->pending === [] && !$this->reader->isReading() && $this->peek->firstByte() !== null) {
+        if (\count($this->pending) === 0 && !$this->reader->isReading() && \microtime(true) - $this->emptiedAt >= self::TRUST_EMPTIED_READ_FOR && $this->peek->firstByte() !== null) {
             $bytes = @\fread($this->stream, self::READ_CHUNK);
             if ($bytes === false || $bytes === '' || \feof($this->stream)) {
                 $this->fail(new ConnectionLostException('The server closed the connection while it was idle'));
@@ -390,9 +412,17 @@ final class Session implements ReplySource
     {
         while (true) {
             if (!$fresh) {
-                $bytes = @\fread($this->stream, self::READ_CHUNK);
+                $bytes = @\fread($this->stream, $this->readSize);
                 if ($bytes !== false && $bytes !== '') {
                     $this->parser->append($bytes);
+                    // A read short of its size took all there was: the socket was empty then.
+                    if (\strlen($bytes) < $this->readSize) {
+                        $this->emptiedAt = $this->lastUsedAt;
+                        $this->readSize = self::SMALL_READ;
+                    } else {
+                        $this->emptiedAt = 0.0;
+                        $this->readSize = self::READ_CHUNK;
+                    }
 
                     return;
                 }

@@ -132,6 +132,33 @@ final class ProtocolCodecTest extends TestCase
         self::assertSame(5, $parser->next()?->sync);
     }
 
+    public function testHeadersOfEveryUintFormAndKeyOrderReadAlike(): void
+    {
+        // Read in place when each value is a uint, by the decoder when not (an int of another
+        // kind under a key the client does not read): both give the same answer.
+        $encoder = new Encoder();
+        foreach ([[0, 1, 80, 7], [0x8003, 200, 300, -1], [0x80, 70_000, 4_000_000_000, 7], [0, \PHP_INT_MAX, 1, 7], [0, \PHP_INT_MAX, 1, -1]] as [$type, $sync, $schema, $other]) {
+            $entries = [
+                "\x00" . $encoder->encode($type),
+                "\x05" . $encoder->encode($schema),
+                "\x09" . $encoder->encode($other),
+                "\x01" . $encoder->encode($sync),
+            ];
+            foreach ([\implode('', $entries), \implode('', \array_reverse($entries))] as $header) {
+                foreach (["\x81\x30\x91\x01", ''] as $body) {
+                    $parser = new FrameParser(new Decoder());
+                    $frame = "\x84" . $header . $body;
+                    $parser->append("\xce" . \pack('N', \strlen($frame)) . $frame);
+                    $response = $parser->next();
+
+                    self::assertNotNull($response);
+                    self::assertSame([$type, $sync, $schema], [$response->type, $response->sync, $response->schemaVersion]);
+                    self::assertSame($body === '' ? [] : [1], $response->data());
+                }
+            }
+        }
+    }
+
     public function testAHeaderWithoutASyncIdIsAProtocolError(): void
     {
         $parser = new FrameParser(new Decoder());

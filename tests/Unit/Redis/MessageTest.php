@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Bobbin\Tests\Unit\Redis;
+
+use Bobbin\Redis\Message;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Message's properties are documented @readonly instead of declared readonly (the JIT writes a
+ * readonly property through a slow helper, once per message received): what a caller reads,
+ * the names, types and the constructor are as they were.
+ */
+final class MessageTest extends TestCase
+{
+    public function testItReadsAsBefore(): void
+    {
+        $message = new Message('news', 'hello', 'n*', true);
+        self::assertSame(['news', 'hello', 'n*', true], [$message->channel, $message->payload, $message->pattern, $message->shard]);
+
+        $plain = new Message('news', '');
+        self::assertSame(['news', '', null, false], [$plain->channel, $plain->payload, $plain->pattern, $plain->shard]);
+    }
+
+    public function testThePropertiesKeepTheirNamesAndTypesAndAreDocumentedReadonly(): void
+    {
+        $types = [];
+        foreach ((new \ReflectionClass(Message::class))->getProperties() as $property) {
+            self::assertTrue($property->isPublic());
+            self::assertStringContainsString('@readonly', (string) $property->getDocComment(), $property->getName());
+            $types[$property->getName()] = (string) $property->getType();
+        }
+        self::assertSame(['channel' => 'string', 'payload' => 'string', 'pattern' => '?string', 'shard' => 'bool'], $types);
+
+        $parameters = \array_map(static fn (\ReflectionParameter $p): string => $p->getName(), (new \ReflectionMethod(Message::class, '__construct'))->getParameters());
+        self::assertSame(['channel', 'payload', 'pattern', 'shard'], $parameters);
+    }
+}
