@@ -26,7 +26,8 @@ final class RequestEncoder
     public function frame(int $type, int $sync, string $body, int $schemaVersion = 0, int $streamId = 0): string
     {
         $entries = 2;
-        $header = "\x00" . $this->encoder->encode($type) . "\x01" . $this->encoder->encode($sync);
+        // Every request type is a positive fixint (under 0x80): its byte is itself.
+        $header = "\x00" . ($type < 0x80 ? \chr($type) : $this->encoder->encode($type)) . "\x01" . $this->encoder->encode($sync);
         if ($schemaVersion !== 0) {
             $entries++;
             $header .= "\x05" . $this->encoder->encode($schemaVersion);
@@ -37,7 +38,11 @@ final class RequestEncoder
         }
         $header = \chr(0x80 | $entries) . $header;
 
-        return \pack('CN', 0xCE, \strlen($header) + \strlen($body)) . $header . $body;
+        $length = \strlen($header) + \strlen($body);
+        // chr() for a length under 64 KB: pack() parses its format on every call.
+        $prefix = $length < 0x10000 ? "\xCE\x00\x00" . \chr($length >> 8) . \chr($length & 0xFF) : \pack('CN', 0xCE, $length);
+
+        return $prefix . $header . $body;
     }
 
     /** @param list<mixed> $key */
