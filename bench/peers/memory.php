@@ -79,14 +79,14 @@ function pssByClass(int $pid): array
 $results = [];
 for ($round = 0; $round < $rounds; $round++) {
     foreach ($servers as $name => $command) {
-        $probe = \stream_socket_server('tcp://127.0.0.1:0');
+        $probe = \stream_socket_server('tcp://127.0.0.1:0') ?: exit("no free port\n");
         $port = (int) \substr((string) \stream_socket_get_name($probe, false), 10);
         \fclose($probe);
-        $server = \proc_open($command($port), [1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        $server = \proc_open($command($port), [1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes) ?: exit("$name did not start\n");
         $pid = (int) \proc_get_status($server)['pid'];
         \usleep(2_500_000);
         $idle = pssByClass($pid);
-        $ab = \proc_open(['flock', '/tmp/bobbin-bench.lock', 'ab', '-q', '-k', '-c1000', '-n', '20000', "http://127.0.0.1:$port/"], [1 => ['pipe', 'w'], 2 => ['file', '/dev/null', 'w']], $abPipes);
+        $ab = \proc_open(['flock', '/tmp/bobbin-bench.lock', 'ab', '-q', '-k', '-c1000', '-n', '20000', "http://127.0.0.1:$port/"], [1 => ['pipe', 'w'], 2 => ['file', '/dev/null', 'w']], $abPipes) ?: exit("ab did not start\n");
         $peak = $idle;
         while (\proc_get_status($ab)['running']) {
             $now = pssByClass($pid);
