@@ -238,7 +238,13 @@ final class ServeCommand
                 throw new UsageException(\sprintf('APP_FILE %s does not exist or is not readable', $appFile));
             }
             $handler = $legacyConfig->gateway();
-            $legacyLoop = $legacyConfig->loop((string) (\realpath($appFile) ?: $appFile), $handler, $logger, static fn (): int => ExitCode::Ok->value, $config->requestTimeout);
+            // The loop outlives run() (bin/bobbin drives it at the global scope): it holds the job
+            // workers' supervisor, whose channel closing would tell it that this process is gone.
+            $legacyLoop = $legacyConfig->loop((string) (\realpath($appFile) ?: $appFile), $handler, $logger, static function () use ($jobMaster): int {
+                $jobMaster?->stop(5.0);
+
+                return ExitCode::Ok->value;
+            }, $config->requestTimeout);
         } else {
             $handler = self::loadApplication($appFile);
             if ($detectLeaks) {

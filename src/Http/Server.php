@@ -40,23 +40,6 @@ final class Server
     private const ACCEPT_BACKOFF_SECONDS = 0.1;
     /** At the connection limit with nothing to close: how long accepting waits before it looks again. */
     private const FULL_RECHECK_SECONDS = 0.25;
-    /**
-     * Classes loaded at start: autoloading needs a free file descriptor, and the first time
-     * one of these is needed may be exactly when the process has none left.
-     */
-    private const PRELOAD = [
-        Connection::class, ConnectionPhase::class, ConnectionDrop::class, RequestParser::class, RequestHead::class, ChunkedBodyDecoder::class,
-        ProtocolException::class, WriteFailedException::class, ConnectionParkedException::class, InvalidResponseException::class, HttpDate::class,
-        Form\MultipartParser::class, Form\MultipartPart::class, Form\FormData::class, Form\MalformedBodyException::class,
-        Message\UploadedFile::class, Message\ServerParams::class,
-        Classic\ClassicResponse::class, Classic\CapturedOutput::class,
-        ResponseFramer::class, FramedResponse::class, BodyFraming::class, RequestCancellation::class, AccessLog::class,
-        RequestBuilder::class, ResponseBodyWriter::class, Classic\ClassicCapture::class,
-        Message\StatusReason::class, Message\ServerRequest::class, Message\Response::class, Message\StringStream::class,
-        Message\HeaderRules::class, Message\Uri::class,
-        // nyholm's Uri, Stream and Response for applications that use them.
-        \Nyholm\Psr7\Uri::class, \Nyholm\Psr7\Stream::class, \Nyholm\Psr7\Response::class,
-    ];
 
     private readonly OpenConnections $connections;
     private readonly MemoryAdmission $memory;
@@ -151,9 +134,10 @@ final class Server
             throw new \LogicException('The server was already started');
         }
         $this->listener ??= self::listen($this->config->listen, $this->config->backlog);
-        foreach ([...self::PRELOAD, ...Async::runtimeClasses()] as $class) {
+        foreach (Async::runtimeClasses() as $class) {
             \class_exists($class); // enums are classes too: this loads every entry
         }
+        AutoloadReserve::install(); // before ConnectionLimit counts the descriptors open
         $this->connections->limit = ConnectionLimit::inForce($this->config->maxConnections, $this->logger);
         Classic\OutputCapture::install();
         if (!Classic\HeaderCapture::enable()) {

@@ -9,23 +9,21 @@ use Bobbin\Http\Server;
 /**
  * Makes the end of a serving process explain itself: a shutdown function that lets the server
  * name (and answer) the requests in flight when exit(), die or a fatal error ends the process
- * in the middle of them (Server::reportAbruptEnd()). A megabyte is held back and released
- * first, so the report still works when the fatal error was an exhausted memory_limit.
+ * in the middle of them (Server::reportAbruptEnd()). Its first act raises memory_limit
+ * (MemoryHeadroom), so the report still works when the fatal error was an exhausted memory_limit.
  */
 final class AbruptEndReport
 {
-    private const RESERVE_BYTES = 1 << 20;
-
     private function __construct()
     {
     }
 
-    /** @param (\Closure(): void)|null $then runs after the report, with the reserve released (a worker's last word to its master) */
+    /** @param (\Closure(): void)|null $then runs after the report, with the headroom given (a worker's last word to its master) */
     public static function register(Server $server, ?\Closure $then = null): void
     {
-        $reserve = \str_repeat("\0", self::RESERVE_BYTES);
-        ProcessShutdown::register(static function () use ($server, &$reserve, $then): void {
-            $reserve = null;
+        $headroom = MemoryHeadroom::forLastWords();
+        ProcessShutdown::register(static function () use ($server, $headroom, $then): void {
+            $headroom();
             $server->reportAbruptEnd();
             $then?->__invoke();
         });

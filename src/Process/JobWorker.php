@@ -25,7 +25,6 @@ final class JobWorker
     use OwnsResources;
 
     private const POLL_MICROSECONDS = 100_000;
-    private const RESERVE_BYTES = 1 << 20;
 
     private readonly float $started;
     private readonly WorkerChannel $channel;
@@ -64,9 +63,9 @@ final class JobWorker
         Jobs::install(Jobs::inProcess());
         Refusals::shared()->useLogger($this->logger);
         OpcacheRefresh::invalidateChangedScripts();
-        $reserve = \str_repeat("\0", self::RESERVE_BYTES);
-        \register_shutdown_function(function () use (&$reserve): void {
-            $reserve = null; // room for the last words when the memory limit was what ended us
+        $headroom = MemoryHeadroom::forLastWords();
+        \register_shutdown_function(function () use ($headroom): void {
+            $headroom(); // room for the last words when the memory limit was what ended us
             $this->lastWords();
         });
         if (!$this->bootstrap()) {

@@ -53,6 +53,22 @@ final class JobServerModesTest extends TestCase
         self::assertDirectoryDoesNotExist(\dirname($socket), 'The private directory of the job socket was left behind');
     }
 
+    public function testASingleProcessLegacyServerKeepsItsJobWorkersUntilItStops(): void
+    {
+        // The serving process hands its loop to bin/bobbin's global scope (GlobalScopeHandoffException):
+        // its job workers' supervisor must outlive that hand-off, not end (and linger as a zombie) at start.
+        $this->server = $server = MasterProcess::start(JobPool::LEGACY_SCRIPT, ['--legacy', '--single-process', '--job-workers=1', '--job-bootstrap=' . JobPool::BOOTSTRAP, '--log-level=debug']);
+
+        $answer = $this->getJson($server, '/?v=legacy');
+
+        self::assertSame('legacy', $answer['value']);
+        self::assertNotSame($answer['server'], $answer['pid'], 'The task ran in the script\'s own process');
+        self::assertNotSame($server->pid, $answer['pid'], 'The task ran in the serving process');
+        self::assertStringNotContainsString('served is gone', $server->log());
+        self::assertSame(0, $server->stop());
+        self::assertSame([], MasterProcess::waitUntilExited([$answer['pid']], 5.0), 'A job worker outlived its server');
+    }
+
     public function testWithoutJobWorkersTasksRunInTheHttpWorkerItself(): void
     {
         $this->server = $server = MasterProcess::start(JobPool::APP, ['--workers=1', '--job-workers=0']);

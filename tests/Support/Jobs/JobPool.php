@@ -17,6 +17,8 @@ final class JobPool
 {
     public const APP = __DIR__ . '/app.php';
     public const BOOTSTRAP = __DIR__ . '/bootstrap.php';
+    /** A --legacy script that submits an EchoTask (?v=VALUE). */
+    public const LEGACY_SCRIPT = __DIR__ . '/legacy.php';
 
     public readonly MasterProcess $master;
     public readonly string $socket;
