@@ -447,15 +447,22 @@ abstract class CallbacksContract extends DriverTestCase
     {
         $driver = $this->driver;
         $repeats = 0;
-        $driver->unreference($driver->repeat(0.001, static function () use (&$repeats): void {
-            $repeats++;
-        }));
-        $driver->delay(0.015, static function (): void {
+        // The referenced delay keeps the loop alive for up to 2 s; the unreferenced repeat ends it
+        // early by cancelling the delay on its third run (a fixed 15 ms window failed on a loaded
+        // machine that ran the repeat twice in it).
+        $keepAlive = $driver->delay(2, static function (): void {
         });
+        $driver->unreference($driver->repeat(0.001, static function () use (&$repeats, $driver, $keepAlive): void {
+            if (++$repeats === 3) {
+                $driver->cancel($keepAlive);
+            }
+        }));
 
+        $started = \hrtime(true);
         $driver->run();
 
-        self::assertGreaterThanOrEqual(3, $repeats);
+        self::assertSame(3, $repeats);
+        self::assertLessThan(1.5, self::secondsSince($started), 'the run ended when the repeat cancelled what kept it alive');
     }
 
     public function testStopEndsRunAfterTheCurrentTickAndTheCallbacksSurvive(): void
