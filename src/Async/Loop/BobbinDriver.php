@@ -581,7 +581,13 @@ final class BobbinDriver implements Driver
         }
     }
 
-    private function invoke(Watch $watch): void
+    /**
+     * The class is the @param's, not declared: every invoked callback passes here, and PHP 8.2's
+     * JIT checks a declared class type with a call (docs/ASYNC.md, Rules).
+     *
+     * @param Watch $watch
+     */
+    private function invoke($watch): void
     {
         $this->registry->invoke($watch);
     }

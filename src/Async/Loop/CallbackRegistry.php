@@ -188,8 +188,13 @@ final class CallbackRegistry
         }
     }
 
-    /** Runs $watch's callback if it is still due: not disabled or cancelled since its event. */
-    public function invoke(Watch $watch): void
+    /**
+     * Runs $watch's callback if it is still due: not disabled or cancelled since its event. The
+     * class is the @param's, not declared: every invoked callback passes here (docs/ASYNC.md, Rules).
+     *
+     * @param Watch $watch
+     */
+    public function invoke($watch): void
     {
         if (!$watch->invokable || !isset($this->watches[$watch->id])) {
             return;

@@ -79,10 +79,14 @@ final class ValueConverter
     }
 
     /**
+     * The result's class is the @param's, not declared: every statement passes here, and PHP
+     * 8.2's JIT checks a declared class type with a call (docs/ASYNC.md, Rules).
+     *
+     * @param PgResult $result
      * @param array<string, int> $kinds from columnKinds()
      * @return list<array<string, mixed>>
      */
-    public static function rows(PgResult $result, array $kinds): array
+    public static function rows($result, array $kinds): array
     {
         /** @var list<array<string, string|null>> $rows */
         $rows = \pg_fetch_all($result, \PGSQL_ASSOC);

@@ -51,6 +51,15 @@ final class AircraftInputValidationTest extends TestCase
         yield 'year zero' => ['assembly_date', '0000-01-01', 'must be a real calendar day as YYYY-MM-DD'];
         yield 'date as number' => ['added_at', 20240131, 'must be a string'];
         yield 'control character' => ['number', "RA\x01", 'must be printable UTF-8 text'];
+        // What the one match per field (issue 41) must still tell apart, as the separate checks did.
+        yield 'only NUL and blanks: empty, not unprintable' => ['title', " \x00\t", 'must not be empty'];
+        yield 'blanks then a control character' => ['title', "  \x01", 'must be printable UTF-8 text'];
+        yield 'a control character first' => ['title', "\x7FRA", 'must be printable UTF-8 text'];
+        yield 'invalid UTF-8' => ['title', "RA\xC3", 'must be printable UTF-8 text'];
+        yield 'invalid UTF-8 among blanks' => ['title', " \xFF ", 'must be printable UTF-8 text'];
+        yield 'blank day' => ['assembly_date', ' ', 'must not be empty'];
+        yield 'day with a control character' => ['assembly_date', "2008-05-19\x01", 'must be printable UTF-8 text'];
+        yield 'day in invalid UTF-8' => ['added_at', "2008-05-1\xC3", 'must be printable UTF-8 text'];
     }
 
     #[DataProvider('badFields')]

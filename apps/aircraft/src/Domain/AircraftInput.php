@@ -9,7 +9,8 @@ namespace Bobbin\Apps\Aircraft\Domain;
  * input object can be built, so the repository never sees bad data.
  *
  * This runs on every POST and PUT, so it is written as plain static calls with constant
- * patterns: no closures or other objects are built per request (they cost more than the checks).
+ * patterns: no closures or other objects are built per request (they cost more than the checks),
+ * and with as few matches as give the same answers (issue 41: one per field).
  */
 final class AircraftInput
 {
@@ -17,22 +18,20 @@ final class AircraftInput
     public const MAX_LENGTHS = ['number' => 32, 'title' => 200, 'serial_number' => 64];
 
     /**
-     * Matches a control character other than HT, LF and CR — or, through the u modifier, fails
-     * (false) on a string that is not valid UTF-8: one scan for both "printable UTF-8" checks.
+     * What is wrong with a text field, in one anchored match: the whole value is white space (the
+     * first branch: what trim() strips — ASCII blanks and NUL — plus the rest of Unicode's
+     * White_Space, U+0085 and \p{Z}: U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F,
+     * U+3000, and the byte order mark U+FEFF), or it holds a control character other than HT, LF
+     * and CR (the `control` group). Through the u modifier it fails (false) on a string that is not
+     * valid UTF-8. One match rather than one per check: a match costs more than its scan here.
      */
-    private const NOT_PRINTABLE = '/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/u';
-    /**
-     * Nothing but white space: what trim() strips (ASCII blanks and NUL) plus the rest of
-     * Unicode's White_Space (U+0085, and \p{Z}: U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
-     * U+202F, U+205F, U+3000) and the byte order mark U+FEFF. On invalid UTF-8 it fails (false),
-     * and NOT_PRINTABLE reports the field.
-     */
-    private const BLANK = '/^[\s\x00\x{85}\p{Z}\x{FEFF}]*+\z/u';
+    private const FAULT = '/\A(?:[\s\x00\x{85}\p{Z}\x{FEFF}]*+\z|[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F]*+(?<control>[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]))/u';
     /**
      * Without the D modifier, as it has always been: "$" also matches before one final "\n", so
      * "2008-05-19\n" passes. Kept so that what the API accepts does not change.
      */
     private const DAY = '/^(\d{4})-(\d{2})-(\d{2})$/';
+    private const NOT_A_DAY = 'must be a real calendar day as YYYY-MM-DD';
 
     private function __construct(
         public readonly string $number,
@@ -78,9 +77,10 @@ final class AircraftInput
 
             return '';
         }
-        if (\preg_match(self::BLANK, $value) === 1) {
+        $fault = \preg_match(self::FAULT, $value, $m);
+        if ($fault === 1 && !isset($m['control'])) {
             $errors[$field] = 'must not be empty';
-        } elseif (\preg_match(self::NOT_PRINTABLE, $value) !== 0) {
+        } elseif ($fault !== 0) {
             $errors[$field] = 'must be printable UTF-8 text';
         } elseif ($max !== null && \strlen($value) > $max && \mb_strlen($value, 'UTF-8') > $max) {
             // Bytes first: a string no longer in bytes than the limit cannot be longer in characters.
@@ -98,12 +98,19 @@ final class AircraftInput
      */
     private static function day(array $data, string $field, array &$errors): string
     {
-        $value = self::text($data, $field, null, $errors);
-        if (!isset($errors[$field])
-            && (\preg_match(self::DAY, $value, $m) !== 1 || !\checkdate((int) $m[2], (int) $m[3], (int) $m[1]) || (int) $m[1] < 1)
-        ) {
-            $errors[$field] = 'must be a real calendar day as YYYY-MM-DD';
+        $value = $data[$field] ?? null;
+        if (\is_string($value) && \preg_match(self::DAY, $value, $m) === 1) {
+            // ASCII digits and dashes (and perhaps one final LF): text()'s checks would pass, so
+            // the usual value skips them.
+            if (!\checkdate((int) $m[2], (int) $m[3], (int) $m[1]) || (int) $m[1] < 1) {
+                $errors[$field] = self::NOT_A_DAY;
+            }
+
+            return $value;
         }
+        $value = self::text($data, $field, null, $errors);
+        // Text, but not in the day's shape: what text() found wrong comes first.
+        $errors[$field] ??= self::NOT_A_DAY;
 
         return $value;
     }
