@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Unit\Nats;
 
 use Bobbin\Nats\Headers;
 use Bobbin\Nats\Message;
+use Bobbin\Tests\Support\DocumentedReadonly;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -28,12 +29,7 @@ final class MessageTest extends TestCase
 
     public function testThePropertiesKeepTheirNamesAndTypesAndAreDocumentedReadonly(): void
     {
-        $types = [];
-        foreach ((new \ReflectionClass(Message::class))->getProperties() as $property) {
-            self::assertTrue($property->isPublic());
-            self::assertStringContainsString('@readonly', (string) $property->getDocComment(), $property->getName());
-            $types[$property->getName()] = (string) $property->getType();
-        }
+        $types = DocumentedReadonly::propertyTypes(Message::class);
         self::assertSame(['subject' => 'string', 'sid' => 'int', 'replyTo' => '?string', 'payload' => 'string', 'headers' => '?' . Headers::class], $types);
 
         $parameters = \array_map(static fn (\ReflectionParameter $p): string => $p->getName(), (new \ReflectionMethod(Message::class, '__construct'))->getParameters());

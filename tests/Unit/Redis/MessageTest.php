@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Tests\Unit\Redis;
 
 use Bobbin\Redis\Message;
+use Bobbin\Tests\Support\DocumentedReadonly;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -25,12 +26,7 @@ final class MessageTest extends TestCase
 
     public function testThePropertiesKeepTheirNamesAndTypesAndAreDocumentedReadonly(): void
     {
-        $types = [];
-        foreach ((new \ReflectionClass(Message::class))->getProperties() as $property) {
-            self::assertTrue($property->isPublic());
-            self::assertStringContainsString('@readonly', (string) $property->getDocComment(), $property->getName());
-            $types[$property->getName()] = (string) $property->getType();
-        }
+        $types = DocumentedReadonly::propertyTypes(Message::class);
         self::assertSame(['channel' => 'string', 'payload' => 'string', 'pattern' => '?string', 'shard' => 'bool'], $types);
 
         $parameters = \array_map(static fn (\ReflectionParameter $p): string => $p->getName(), (new \ReflectionMethod(Message::class, '__construct'))->getParameters());
