@@ -255,6 +255,6 @@ final class MessagePackValues
         $bytes = $random->getBytes(4);
         $value = \unpack('g', $bytes)[1] ?? 0.0;
 
-        return \is_nan($value) ? \unpack('G', "\x7f\xc0\x00\x00")[1] : $value;
+        return \is_nan($value) ? \NAN : $value; // PHP's NAN is the quiet NaN, 7fc00000 as a float 32
     }
 }
