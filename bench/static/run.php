@@ -17,6 +17,7 @@ declare(strict_types=1);
  */
 
 use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Server\ForegroundNginx;
 use Bobbin\Bench\Shell;
 use Bobbin\Bench\Summary;
 
@@ -41,31 +42,14 @@ $files = ['1 KiB' => '1k.bin', '1 MiB' => '1m.bin'];
 $servers = [
     'bobbin' => static fn (int $port): array => [\PHP_BINARY, "$root/bin/bobbin", 'serve', "$root/examples/hello.php", '--single-process',
         "--listen=127.0.0.1:$port", '--log-level=warning', "--static=$work/www"],
-    'nginx' => static function (int $port) use ($work): array {
-        $conf = "$work/nginx-$port.conf";
-        \file_put_contents($conf, <<<NGINX
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid $work/nginx-$port.pid;
-            error_log $work/nginx-$port.error.log warn;
-            events { worker_connections 4096; }
-            http {
-                access_log off;
-                sendfile on;
-                tcp_nopush on;
-                tcp_nodelay on;
-                keepalive_requests 100000;
-                client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp;
-                uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
-                types { application/octet-stream bin; }
-                server { listen 127.0.0.1:$port; root $work/www; }
-            }
-            NGINX);
-        @\mkdir("$work/tmp");
-
-        return ['nginx', '-e', "$work/nginx-$port.error.log", '-c', $conf, '-p', $work];
-    },
+    'nginx' => static fn (int $port): array => ForegroundNginx::command($work, "nginx-$port", $port, <<<HTTP
+            sendfile on;
+            tcp_nopush on;
+            tcp_nodelay on;
+            keepalive_requests 100000;
+            types { application/octet-stream bin; }
+            server { listen 127.0.0.1:$port; root $work/www; }
+        HTTP),
 ];
 $samples = [];
 for ($round = 1; $round <= $options['rounds']; $round++) {

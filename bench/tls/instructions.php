@@ -18,6 +18,7 @@ declare(strict_types=1);
  *     flock /tmp/bobbin-bench.lock php bench/tls/instructions.php
  */
 
+use Bobbin\Bench\Server\ForegroundNginx;
 use Bobbin\Bench\Shell;
 
 require_once \dirname(__DIR__) . '/lib/autoload.php';
@@ -53,29 +54,13 @@ $servers = [
     // (BOBBIN_OPCACHE_RELAUNCHED below: the relaunch would escape valgrind).
     'bobbin' => static fn (int $port): array => [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M', "$root/bin/bobbin", 'serve', "$root/examples/hello.php", '--single-process',
         "--listen=127.0.0.1:$port", '--log-level=warning', '--job-workers=0', "--tls-cert=$cert", "--tls-key=$key"], // no job master: its fork would write the same callgrind file
-    'nginx' => static function (int $port) use ($work, $cert, $key): array {
-        $conf = "$work/nginx-callgrind-$port.conf";
-        \file_put_contents($conf, <<<NGINX
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid $work/nginx-$port.pid;
-            error_log $work/nginx-$port.error.log warn;
-            events { worker_connections 4096; }
-            http {
-                access_log off;
-                client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp;
-                uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
-                server {
-                    listen 127.0.0.1:$port ssl; ssl_certificate $cert; ssl_certificate_key $key;
-                    ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache off; ssl_session_tickets off;
-                    location / { default_type text/plain; return 200 "Hello, World!"; }
-                }
+    'nginx' => static fn (int $port): array => ForegroundNginx::command($work, "nginx-callgrind-$port", $port, <<<HTTP
+            server {
+                listen 127.0.0.1:$port ssl; ssl_certificate $cert; ssl_certificate_key $key;
+                ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache off; ssl_session_tickets off;
+                location / { default_type text/plain; return 200 "Hello, World!"; }
             }
-            NGINX);
-
-        return ['nginx', '-e', "$work/nginx-$port.error.log", '-c', $conf, '-p', $work];
-    },
+        HTTP),
 ];
 $results = [];
 foreach ($servers as $name => $command) {

@@ -26,6 +26,7 @@ declare(strict_types=1);
  */
 
 use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Server\ForegroundNginx;
 use Bobbin\Bench\Shell;
 use Bobbin\Bench\Summary;
 
@@ -59,26 +60,13 @@ $servers = [
     'bobbin' => static fn (int $port, bool $tls): array => [\PHP_BINARY, "$root/bin/bobbin", 'serve', "$root/examples/hello.php", '--single-process',
         "--listen=127.0.0.1:$port", '--log-level=warning', ...($tls ? ["--tls-cert=$cert", "--tls-key=$key"] : [])],
     'nginx' => static function (int $port, bool $tls) use ($work, $cert, $key): array {
-        $conf = "$work/nginx-$port.conf";
         $listen = $tls ? "listen 127.0.0.1:$port ssl; ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache off; ssl_session_tickets off;"
             : "listen 127.0.0.1:$port;";
-        \file_put_contents($conf, <<<NGINX
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid $work/nginx-$port.pid;
-            error_log $work/nginx-$port.error.log warn;
-            events { worker_connections 4096; }
-            http {
-                access_log off;
-                keepalive_requests 100000;
-                client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp;
-                uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
-                server { $listen location / { default_type text/plain; return 200 "Hello, World!"; } }
-            }
-            NGINX);
 
-        return ['nginx', '-e', "$work/nginx-$port.error.log", '-c', $conf, '-p', $work];
+        return ForegroundNginx::command($work, "nginx-$port", $port, <<<HTTP
+                keepalive_requests 100000;
+                server { $listen location / { default_type text/plain; return 200 "Hello, World!"; } }
+            HTTP);
     },
 ];
 $cases = [

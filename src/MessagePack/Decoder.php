@@ -59,9 +59,7 @@ final class Decoder
             try {
                 $value = $this->value();
             } catch (\Throwable $e) {
-                $this->busy = false;
-                $this->buffer = '';
-                $this->depth = 0;
+                $this->abandon();
                 throw $e;
             }
             $offset = $this->offset;
@@ -97,9 +95,7 @@ final class Decoder
         try {
             $value = $this->value();
         } catch (\Throwable $e) {
-            $this->busy = false;
-            $this->buffer = '';
-            $this->depth = 0;
+            $this->abandon();
             throw $e;
         }
         $offset = $this->offset;
@@ -107,6 +103,14 @@ final class Decoder
         $this->buffer = ''; // the caller's buffer is not kept alive by the decoder
 
         return $value;
+    }
+
+    /** A value that failed half-way: the decoder is free again, at depth 0, holding no buffer. */
+    private function abandon(): void
+    {
+        $this->busy = false;
+        $this->buffer = '';
+        $this->depth = 0;
     }
 
     /** decodeAt() called while a value is being decoded: an extension decoding its own payload. */

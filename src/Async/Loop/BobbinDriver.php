@@ -581,12 +581,7 @@ final class BobbinDriver implements Driver
         }
     }
 
-    /**
-     * The class is the @param's, not declared: every invoked callback passes here, and PHP 8.2's
-     * JIT checks a declared class type with a call (docs/ASYNC.md, Rules).
-     *
-     * @param Watch $watch
-     */
+    /** @param Watch $watch untyped: the JIT checks a declared class with a call (docs/ASYNC.md, Rules) */
     private function invoke($watch): void
     {
         $this->registry->invoke($watch);
