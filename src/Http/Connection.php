@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Bobbin\Http;
 
 use Bobbin\Async\Async;
-use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\StreamClosedException;
@@ -78,8 +77,8 @@ final class Connection
     private $requestId = '';
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
-    /** @var CancellationSource|null the handled request's cancellation, while it is handled and a streamed body of its response is written */
-    public $cancellation = null;
+    /** The handled request's cancellation, made when something asks for it; public for ResponseWriter and OpenConnections. */
+    public readonly HandledRequestCancellation $cancellation;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
     /** The handled request's decoded multipart form, whose temporary files go when it is done. */
@@ -107,6 +106,7 @@ final class Connection
         bool $encrypted = false,
     ) {
         $this->parser = RequestParser::fromConfig($context->config);
+        $this->cancellation = new HandledRequestCancellation();
         $this->watcher = new StreamWatcher($socket);
         $encrypted && $this->watcher->noteTlsStarted(); // decrypted bytes OpenSSL holds wake no poll
         $this->releases = !$encrypted;
@@ -131,7 +131,7 @@ final class Connection
     {
         $this->phase = ConnectionPhase::Upgraded;
         $this->deadline = \INF;
-        $this->cancellation = null;
+        $this->cancellation->end();
         $buffer = $this->parser->buffer;
         $this->parser->buffer = '';
 
@@ -267,7 +267,7 @@ final class Connection
         $timeouts = $this->connections->timeouts;
         if ($this->phase === ConnectionPhase::Handling && !$this->pastDeadline) {
             $this->pastDeadline = true;
-            $this->deadline = $timeouts->cancelLateRequest($this->head, $this->requestId, $this->cancellation);
+            $this->deadline = $timeouts->cancelLateRequest($this->head, $this->requestId, $this->cancellation->ofHandledRequest());
 
             return;
         }
@@ -348,7 +348,7 @@ final class Connection
             $this->connections->unwatchParked($this->parkWatch, $this->socket);
             $this->parkedWatch = $this->parkWatch = null;
         }
-        $this->cancellation?->cancel(new CancelledException('The connection was closed before the response was complete'));
+        $this->cancellation->cancel(new CancelledException('The connection was closed before the response was complete'));
         $this->watcher->close();
         @\fclose($this->socket);
         $this->connections->closed($this);
@@ -443,9 +443,10 @@ final class Connection
             $this->head = $head;
             $this->requestId = $requestId;
             $this->pastDeadline = false;
-            $this->cancellation = $cancellation = new CancellationSource();
+            $cancellation = $this->cancellation;
+            $cancellation->request = $this->requests; // its cancellation is made when asked for
             try {
-                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
+                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $this->requests, $requestId, $this->origin, $this->form);
             } catch (\InvalidArgumentException | MalformedBodyException $error) {
                 // A form decoded before the URI was refused has written its files already.
                 $this->form?->removeTemporaryFiles();
@@ -485,7 +486,9 @@ final class Connection
             } else {
                 $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
             }
-            $this->cancellation = null; // live while a streamed body was written: its source stops when the client leaves
+            // Live while a streamed body was written: its source stops when the client leaves.
+            $cancellation->source = null;
+            $cancellation->request = 0;
             $this->doneAt = \microtime(true);
             $seconds = $this->doneAt - $start;
             $metrics = $context->metrics;

@@ -306,7 +306,7 @@ final class OpenConnections
      */
     private static function checkForHangUp(Connection $connection): void
     {
-        $cancellation = $connection->cancellation;
+        $cancellation = $connection->cancellation->source;
         // Only a request something waited on (a database statement) is worth the check: a check
         // per sweep costs only the long requests, where a loop watch would cost every request.
         if ($cancellation === null || !$cancellation->wasWaitedOn() || $connection->isClosed() || $connection->phase === ConnectionPhase::Writing || !Async::isReadableNow($connection->socket)) {

@@ -65,7 +65,7 @@ final class ResponseWriter
                 'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
             ]);
             $status = 500;
-            $connection->cancellation = null;
+            $connection->cancellation->end();
             // Its body goes nowhere: a body that holds something until it is read or closed
             // (a framework's streamed callback, the request gate) lets go now.
             $response->getBody()->close();
@@ -80,7 +80,8 @@ final class ResponseWriter
             // it has to wait for the client (Connection::writeAll()), since nobody looks at a
             // connection's phase until its fiber waits (saves two clock reads per request).
             // The request is done with: a client leaving now cancels nothing (terminate()).
-            $connection->cancellation = null;
+            $connection->cancellation->source = null; // end(), without the call
+            $connection->cancellation->request = 0;
             $connection->phaseSince = 0.0;
             $written = $connection->writeAll($framed->bytes);
             $keepAlive = $written && $framed->keepAlive;
@@ -137,7 +138,7 @@ final class ResponseWriter
         } catch (WriteFailedException) {
             $keepAlive = false;
             // The client left mid-stream: the body's source stops (its waits take the cancellation).
-            $connection->cancellation?->cancel(new CancelledException('The client left before the response was complete'));
+            $connection->cancellation->cancel(new CancelledException('The client left before the response was complete'));
 
             return false;
         } catch (Throwable $error) {

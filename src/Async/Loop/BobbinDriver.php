@@ -300,7 +300,7 @@ final class BobbinDriver implements Driver
             throw new \Error('Delay must be greater than or equal to zero');
         }
 
-        return $this->registry->add(CallbackType::Delay, $closure, interval: $delay);
+        return $this->registry->add(CallbackType::Delay, $closure, null, 0, $delay); // positional: a named argument is matched at run time
     }
 
     public function repeat(float $interval, \Closure $closure): string
@@ -309,7 +309,7 @@ final class BobbinDriver implements Driver
             throw new \Error('Interval must be greater than or equal to zero');
         }
 
-        return $this->registry->add(CallbackType::Repeat, $closure, interval: $interval);
+        return $this->registry->add(CallbackType::Repeat, $closure, null, 0, $interval);
     }
 
     public function onReadable(mixed $stream, \Closure $closure): string
@@ -382,7 +382,7 @@ final class BobbinDriver implements Driver
             throw new UnsupportedFeatureException('Signal handling requires the pcntl extension');
         }
 
-        return $this->registry->add(CallbackType::Signal, $closure, signal: $signal);
+        return $this->registry->add(CallbackType::Signal, $closure, null, $signal);
     }
 
     public function enable(string $callbackId): string

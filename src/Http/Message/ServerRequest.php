@@ -57,6 +57,17 @@ final class ServerRequest implements ServerRequestInterface
     /** @var array<string, mixed> */
     private $attributes = [];
     /**
+     * fromParsed() with $attributesOnDemand: the server's own attributes, added in front of
+     * $attributes when they are first read or changed (attributesNow()); null once added.
+     *
+     * @var ?AttributesOnDemand
+     */
+    private $attributesOnDemand = null;
+    /** @var int the request's number for $attributesOnDemand */
+    private $onDemandRequest = 0;
+    /** @var string the request's id for $attributesOnDemand */
+    private $onDemandId = '';
+    /**
      * fromParsed(): the header fields as received, until the first getServerParams() completes
      * the server parameters from them (ServerParams::complete()); null once done or for create().
      *
@@ -117,6 +128,8 @@ final class ServerRequest implements ServerRequestInterface
      * @param ?float $requestTime when the request's bytes were found ready: the first
      *        getServerParams() then adds the request line's keys and REQUEST_TIME(_FLOAT) to
      *        $serverParams (null: $serverParams has them, or is to have none)
+     * @param ?AttributesOnDemand $attributesOnDemand the server's attributes of request number
+     *        $requestNumber, id $requestId, put before $attributes when first read or changed
      * @throws \InvalidArgumentException when target and authority make no valid URI
      */
     public static function fromParsed(
@@ -135,8 +148,16 @@ final class ServerRequest implements ServerRequestInterface
         ?array $parsedBody = null,
         array $uploadedFiles = [],
         ?float $requestTime = null,
+        ?AttributesOnDemand $attributesOnDemand = null,
+        int $requestNumber = 0,
+        string $requestId = '',
     ): self {
         $request = new self();
+        if ($attributesOnDemand !== null) {
+            $request->attributesOnDemand = $attributesOnDemand;
+            $request->onDemandRequest = $requestNumber;
+            $request->onDemandId = $requestId;
+        }
         if ($requestTime !== null) {
             $request->requestTime = $requestTime;
             $request->lineMethod = $method;
@@ -376,16 +397,21 @@ final class ServerRequest implements ServerRequestInterface
     /** @return array<string, mixed> */
     public function getAttributes(): array
     {
+        $this->attributesOnDemand === null || $this->attributesNow();
+
         return $this->attributes;
     }
 
     public function getAttribute(string $name, $default = null)
     {
+        $this->attributesOnDemand === null || $this->attributesNow();
+
         return \array_key_exists($name, $this->attributes) ? $this->attributes[$name] : $default;
     }
 
     public function withAttribute(string $name, $value): static
     {
+        $this->attributesOnDemand === null || $this->attributesNow();
         $new = clone $this;
         $new->attributes[$name] = $value;
 
@@ -394,6 +420,7 @@ final class ServerRequest implements ServerRequestInterface
 
     public function withoutAttribute(string $name): static
     {
+        $this->attributesOnDemand === null || $this->attributesNow();
         if (!\array_key_exists($name, $this->attributes)) {
             return $this;
         }
@@ -401,6 +428,15 @@ final class ServerRequest implements ServerRequestInterface
         unset($new->attributes[$name]);
 
         return $new;
+    }
+
+    /** The server's attributes, first in the array as if given to fromParsed(); once. */
+    private function attributesNow(): void
+    {
+        $source = $this->attributesOnDemand;
+        \assert($source instanceof AttributesOnDemand);
+        $this->attributes = $source->attributesOf($this->onDemandRequest, $this->onDemandId) + $this->attributes;
+        $this->attributesOnDemand = null;
     }
 
     /** Sets Host from the URI's host and port, as the first header; a URI without host changes nothing. */
