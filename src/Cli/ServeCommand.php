@@ -28,7 +28,6 @@ use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
-use Bobbin\Process\JobMaster;
 use Bobbin\Process\Admin\AdminAccess;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
@@ -230,8 +229,12 @@ final class ServeCommand
             return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, legacyConfig: $legacyConfig, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks, watch: $watch), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
-        // server listens (no job worker may hold a copy of its sockets).
-        $jobMaster = self::startJobMaster($jobPool, $logger);
+        // server listens (no job worker may hold a copy of its sockets); or, left at auto, at the
+        // first task as a fresh process (LateJobMaster). Not so for --legacy, whose scripts may
+        // run in processes forked per request, nor with the operator's keys, which it cannot pass on.
+        $late = !$legacy && ($options['jobs-key-file'] ?? '') === '' && (string) \getenv('BOBBIN_JOBS_KEY') === ''
+            ? ['logLevel' => $logLevel, 'memoryLimit' => $memoryLimit] : null;
+        $jobMaster = SingleProcessJobs::start($jobPool, $late, $logger);
         $legacyLoop = null;
         if ($legacy) {
             if ($legacyConfig->documentRoot === null && (!\is_file($appFile) || !\is_readable($appFile))) {
@@ -396,30 +399,6 @@ final class ServeCommand
         )));
 
         return true;
-    }
-
-    /**
-     * --single-process with job workers: their supervisor is forked now, and the tasks of this
-     * process go to them.
-     *
-     * @throws UsageException|StartupException
-     */
-    private static function startJobMaster(?JobPoolConfig $pool, LoggerInterface $logger): ?JobMaster
-    {
-        if ($pool === null) {
-            return null;
-        }
-        if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
-            throw new UsageException('job workers need the pcntl and posix extensions; use --job-workers=0');
-        }
-        try {
-            $master = JobMaster::start($pool, $logger);
-        } catch (MasterFailedException $failure) {
-            throw new StartupException($failure->getMessage(), 0, $failure);
-        }
-        Jobs::install(Jobs::localPool($pool->socketPath, $pool->keys, $pool->client));
-
-        return $master;
     }
 
     /** @return list<mixed> */

@@ -23,7 +23,8 @@ final class JobMaster
 {
     use OwnsResources;
 
-    private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
+    /** Blocked in the supervisor and waited for with sigtimedwait(). */
+    public const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
     private const TICK_MICROSECONDS = 100_000;
 
     /** @param resource $channel the serving process's end of their socket pair */
@@ -68,6 +69,42 @@ final class JobMaster
         $master->awaitReady($config->bootTimeout + 5.0);
 
         return $master;
+    }
+
+    /**
+     * The handle of a supervisor this process started as a program of its own (LateJobMaster),
+     * which announced itself ready on $channel.
+     *
+     * @param resource $channel
+     */
+    public static function adopt(int $pid, $channel, LoggerInterface $logger): self
+    {
+        return new self($pid, $channel, $logger);
+    }
+
+    /**
+     * The supervisor in a process of its own (bin/bobbin job-master): binds the job socket here,
+     * then supervises as the forked one does, telling $parent "ready" or "failed …".
+     *
+     * @param resource $parent
+     */
+    public static function superviseHere(JobPoolConfig $config, $parent, LoggerInterface $logger): int
+    {
+        $supervisor = new JobSupervisor($config, $logger, static function (): void {
+        });
+        try {
+            $supervisor->open();
+
+            return self::supervise($supervisor, $parent, $logger);
+        } catch (MasterFailedException $failure) {
+            @\fwrite($parent, 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
+        } catch (\Throwable $error) {
+            $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
+        } finally {
+            $supervisor->close();
+        }
+
+        return 1;
     }
 
     /** In the serving process, at its end: the job workers finish the tasks in hand (up to $timeout s) and exit. */
