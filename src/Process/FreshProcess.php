@@ -104,7 +104,7 @@ final class FreshProcess
             return -1;
         }
         foreach (\scandir('/proc/self/fd') ?: [] as $entry) {
-            if (!\ctype_digit($entry)) {
+            if ($entry !== (string) (int) $entry) { // ".", ".."
                 continue;
             }
             $found = @\stat('/proc/self/fd/' . $entry);

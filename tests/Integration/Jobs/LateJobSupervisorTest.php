@@ -45,7 +45,7 @@ final class LateJobSupervisorTest extends TestCase
     {
         $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--log-level=debug']);
         // A client connected across the first task: its connection must stay the server's alone.
-        $client = \stream_socket_client('tcp://127.0.0.1:' . $server->port(), $errno, $errstr, 5.0) ?: self::fail($errstr);
+        $client = \stream_socket_client('tcp://127.0.0.1:' . $server->port(), $errno, $errstr, 5.0) ?: self::fail((string) $errstr);
         \fwrite($client, "GET /health HTTP/1.1\r\nHost: test\r\n\r\n");
         self::assertStringContainsString('ok', (string) \fread($client, 4096));
 
@@ -91,7 +91,7 @@ final class LateJobSupervisorTest extends TestCase
         $clients = [];
         foreach (['a', 'b', 'c', 'd'] as $value) {
             // All sent before any answer: the four tasks arrive while the supervisor starts.
-            $clients[$value] = \stream_socket_client('tcp://127.0.0.1:' . $server->port(), $errno, $errstr, 5.0) ?: self::fail($errstr);
+            $clients[$value] = \stream_socket_client('tcp://127.0.0.1:' . $server->port(), $errno, $errstr, 5.0) ?: self::fail((string) $errstr);
             \fwrite($clients[$value], "GET /echo?v=$value HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
         }
 
