@@ -9,6 +9,7 @@ use Bobbin\Log\RateLimitedLogger;
 use Bobbin\Log\StderrLogger;
 use Bobbin\Process\JobMaster;
 use Bobbin\Process\JobPoolConfig;
+use Bobbin\Process\LateJobMaster;
 
 /**
  * `bin/bobbin job-master`, internal: the job workers' supervisor of a single
@@ -19,7 +20,7 @@ use Bobbin\Process\JobPoolConfig;
  */
 final class JobMasterCommand
 {
-    public const NAME = 'job-master';
+    public const NAME = LateJobMaster::COMMAND;
 
     /** @param list<string> $arguments */
     public function run(array $arguments): int

@@ -42,7 +42,7 @@ final class SingleProcessJobs
         if ($late !== null && $pool->startAtFirstTask && $pool->ownsDirectory) {
             $master = LateJobMaster::create($pool, self::jobMasterProgram(), $late, $logger);
             if ($master !== null) {
-                Jobs::install($master->jobs());
+                Jobs::installLazily($master->jobs(...));
 
                 return $master;
             }
@@ -70,6 +70,6 @@ final class SingleProcessJobs
         $options = $commandLine === '' ? [] : OpcacheRelaunch::phpOptionsOf(\explode("\0", \rtrim($commandLine, "\0")), \max(0, \count($argv) - 1));
         $script = (string) ($_SERVER['SCRIPT_FILENAME'] ?? '');
 
-        return [...$options, (string) (\realpath($script) ?: $script), JobMasterCommand::NAME];
+        return [...$options, (string) (\realpath($script) ?: $script), LateJobMaster::COMMAND];
     }
 }

@@ -36,10 +36,14 @@ final class LateJobMaster implements JobTransport
 {
     use OwnsResources;
 
+    /** The internal command of bin/bobbin that runs the supervisor (Bobbin\Cli\JobMasterCommand). */
+    public const COMMAND = 'job-master';
+
     private ?JobMaster $master = null;
     private bool $stopped = false;
-    private readonly Mutex $starting;
-    private readonly LocalPoolTransport $tasks;
+    // Made at the first task (like the Jobs, by Jobs::installLazily()): a hello server loads none of their classes.
+    private ?Mutex $starting = null;
+    private ?LocalPoolTransport $tasks = null;
     private readonly int $owner;
 
     /**
@@ -54,8 +58,6 @@ final class LateJobMaster implements JobTransport
         private readonly array $settings,
         private readonly LoggerInterface $logger,
     ) {
-        $this->starting = new Mutex();
-        $this->tasks = new LocalPoolTransport($config->socketPath, $config->keys, $config->client->maxPayload);
         $this->owner = (int) \getmypid();
     }
 
@@ -78,7 +80,7 @@ final class LateJobMaster implements JobTransport
         return new self($config->withKeys(new JobKeys($key)), $key, $fresh, $program, $settings, $logger);
     }
 
-    /** What the application's Jobs::shared() sends its tasks through. */
+    /** What the application's Jobs::shared() sends its tasks through (made at its first call: Jobs::installLazily()). */
     public function jobs(): Jobs
     {
         return new Jobs($this, $this->config->client);
@@ -89,6 +91,8 @@ final class LateJobMaster implements JobTransport
         if ($this->master === null) {
             $this->start($cancellation);
         }
+
+        $this->tasks ??= new LocalPoolTransport($this->config->socketPath, $this->config->keys, $this->config->client->maxPayload);
 
         return $this->tasks->execute($task, $cancellation, $observer);
     }
@@ -118,7 +122,7 @@ final class LateJobMaster implements JobTransport
         if (\getmypid() !== $this->owner) {
             throw new JobWorkersUnavailableException('The job workers start at the serving process\'s first task; a process forked from it cannot start them');
         }
-        $this->starting->synchronized(function (): void {
+        ($this->starting ??= new Mutex())->synchronized(function (): void {
             if ($this->stopped) {
                 throw new JobWorkersUnavailableException('The server stops: no job workers start any more');
             }
