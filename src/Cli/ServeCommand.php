@@ -74,7 +74,7 @@ final class ServeCommand
         'config' => ['string', '', 'PHP file returning an array of option => value'],
         'log-level' => ['string', 'info', 'least severe log level written to stderr'],
         'opcache' => ['bool', 'true', 'run with opcache and the JIT (bin/bobbin restarts PHP with them once); --no-opcache: off (command line or environment only)'],
-        'job-workers' => ['string', 'auto', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; auto: one per core, started at the first task (with --job-bootstrap: at start); N: N started with the server; 0: tasks run inside the HTTP worker'],
+        'job-workers' => ['string', 'auto', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; auto: one per core, started at the first task (with --single-process, their supervisor too; with --job-bootstrap: at start); N: N started with the server; 0: tasks run inside the HTTP worker'],
         'job-bootstrap' => ['string', '', 'PHP file each job worker requires once before its first task: the application\'s autoloader and services'],
         'job-queue' => ['int', '64', 'tasks one HTTP worker may have queued or running in the job workers; submit() waits beyond'],
         'job-queue-wait' => ['string', '10', 'seconds submit() waits for room in a full queue, then throws JobQueueFullException'],

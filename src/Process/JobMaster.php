@@ -151,6 +151,8 @@ final class JobMaster
         $announced = false;
         $stopping = false;
         while (!$supervisor->isStopped()) {
+            // Before the wait too: a dormant pool is running at once, and a first task waits for this line.
+            $announced = $announced || self::announce($supervisor, $parent);
             $read = $supervisor->channels();
             if (\is_resource($parent)) {
                 $read[] = $parent;
@@ -177,11 +179,8 @@ final class JobMaster
                 $supervisor->reaped($pid, $status);
             }
             $supervisor->poll(\microtime(true));
+            $announced = $announced || self::announce($supervisor, $parent);
             $failure = $supervisor->failure();
-            if (!$announced && ($supervisor->isRunning() || $failure !== null) && \is_resource($parent)) {
-                $announced = true;
-                @\fwrite($parent, $failure === null ? "ready\n" : 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
-            }
             if ($failure !== null && !$stopping) {
                 $stopping = true;
                 $logger->error('The job workers stop: {reason}', ['reason' => $failure->getMessage()]);
@@ -190,6 +189,22 @@ final class JobMaster
         }
 
         return $supervisor->failure() === null ? 0 : 1;
+    }
+
+    /**
+     * Tells the parent "ready" or "failed …" once the pool runs or failed; whether it did.
+     *
+     * @param resource|closed-resource $parent
+     */
+    private static function announce(JobSupervisor $supervisor, $parent): bool
+    {
+        $failure = $supervisor->failure();
+        if ((!$supervisor->isRunning() && $failure === null) || !\is_resource($parent)) {
+            return false;
+        }
+        @\fwrite($parent, $failure === null ? "ready\n" : 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
+
+        return true;
     }
 
     /** @param resource $stream */
