@@ -81,8 +81,9 @@ final class FreshProcess
     {
         @\posix_setpgid(0, 0); // Ctrl-C is the serving process's; it stops what it started
         $fd = self::numberOf($channel);
+        // Not on 1 or 2 (a server started with stdout or stderr closed): the program's output would go into the channel.
         // @phpstan-ignore method.notFound (declared in available())
-        if ($fd >= 0 && $this->libc->dup2($fd, 0) === 0) {
+        if (($fd === 0 || $fd > 2) && $this->libc->dup2($fd, 0) === 0) {
             // @phpstan-ignore method.notFound (declared in available())
             $this->libc->close_range(3, self::ALL_ABOVE, 0);
             @\pcntl_exec(\PHP_BINARY, $arguments, $environment);

@@ -6,7 +6,8 @@ namespace Bobbin\Process;
 
 use Bobbin\Async\Async;
 use Bobbin\Async\Cancellation;
-use Bobbin\Async\Mutex;
+use Bobbin\Async\CancelledException;
+use Bobbin\Async\Future;
 use Bobbin\Async\OwnsResources;
 use Bobbin\Async\TimeoutException;
 use Bobbin\Jobs\Jobs;
@@ -41,8 +42,9 @@ final class LateJobMaster implements JobTransport
 
     private ?JobMaster $master = null;
     private bool $stopped = false;
-    // Made at the first task (like the Jobs, by Jobs::installLazily()): a hello server loads none of their classes.
-    private ?Mutex $starting = null;
+    /** @var Future<mixed>|null the supervisor's start under way */
+    private ?Future $launching = null;
+    // Made at the first task (like the Jobs, by Jobs::installLazily()): a hello server loads none of its classes.
     private ?LocalPoolTransport $tasks = null;
     private readonly int $owner;
 
@@ -116,26 +118,37 @@ final class LateJobMaster implements JobTransport
         return ['socket' => $this->config->socketPath, 'started' => $this->master !== null];
     }
 
-    /** @throws JobWorkersUnavailableException */
+    /**
+     * Waits for the supervisor's start, which the first caller sets going and every later one
+     * shares: a task on its own, so a caller that gives up (its cancellation, its request's
+     * deadline) stops waiting without ending the start for the others.
+     *
+     * @throws JobWorkersUnavailableException|CancelledException
+     */
     private function start(?Cancellation $cancellation): void
     {
         if (\getmypid() !== $this->owner) {
             throw new JobWorkersUnavailableException('The job workers start at the serving process\'s first task; a process forked from it cannot start them');
         }
-        ($this->starting ??= new Mutex())->synchronized(function (): void {
-            if ($this->stopped) {
+        if ($this->stopped) {
+            throw new JobWorkersUnavailableException('The server stops: no job workers start any more');
+        }
+        $launching = $this->launching ??= Async::run(function (): void {
+            $master = $this->launch();
+            if ($this->stopped) { // stop() may run in another fiber while launch() waits
+                $master->stop(5.0);
                 throw new JobWorkersUnavailableException('The server stops: no job workers start any more');
             }
-            if ($this->master === null) {
-                $master = $this->launch();
-                // The server may have begun to stop while launch() waited for the supervisor.
-                if ($this->stopped) { // @phpstan-ignore if.alwaysFalse (stop() runs in another fiber meanwhile)
-                    $master->stop(5.0);
-                    throw new JobWorkersUnavailableException('The server stops: no job workers start any more');
-                }
-                $this->master = $master;
+            $this->master = $master;
+        })->ignore(); // its failure reaches every waiter
+        try {
+            $launching->await($cancellation);
+        } catch (JobWorkersUnavailableException $failure) {
+            if ($this->launching === $launching) {
+                $this->launching = null; // the next task tries again
             }
-        }, $cancellation);
+            throw $failure;
+        }
     }
 
     /** @throws JobWorkersUnavailableException */
@@ -162,10 +175,20 @@ final class LateJobMaster implements JobTransport
         if ($answer === "ready\n") {
             return JobMaster::adopt($pid, $mine, $this->logger);
         }
+        self::abandon($pid, $mine);
+        throw new JobWorkersUnavailableException('The job workers\' supervisor did not start: ' . (\str_starts_with($answer, 'failed ') ? \rtrim(\substr($answer, 7)) : 'no answer within ' . ($this->config->bootTimeout + 5.0) . ' s'));
+    }
+
+    /**
+     * A supervisor that did not start: killed (it has no job worker yet to leave behind) and reaped.
+     *
+     * @param resource $channel
+     */
+    private static function abandon(int $pid, $channel): void
+    {
         \posix_kill($pid, \SIGKILL);
         \pcntl_waitpid($pid, $status);
-        \fclose($mine);
-        throw new JobWorkersUnavailableException('The job workers\' supervisor did not start: ' . (\str_starts_with($answer, 'failed ') ? \rtrim(\substr($answer, 7)) : 'no answer within ' . ($this->config->bootTimeout + 5.0) . ' s'));
+        \fclose($channel);
     }
 
     /**

@@ -85,6 +85,28 @@ final class LateJobSupervisorTest extends TestCase
         self::assertDirectoryDoesNotExist(\dirname($socket), 'The private directory of the job socket was left behind');
     }
 
+    public function testACallerThatGivesUpDoesNotEndTheStartForTheNextTask(): void
+    {
+        // A first task takes a fresh PHP's start (~80 ms); its request's deadline ends it sooner.
+        $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--log-level=debug', '--request-timeout=0.03']);
+
+        $first = (new HttpClient('127.0.0.1', $server->port()))->request('GET', '/echo?v=first');
+
+        self::assertSame(503, $first->status, $first->body);
+        $answer = null;
+        for ($try = 0; $try < 40 && !\is_array($answer); $try++) {
+            \usleep(50_000);
+            $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', '/echo?v=later');
+            $answer = $response->status === 200 ? \json_decode($response->body, true) : null;
+        }
+        self::assertIsArray($answer, $server->log());
+        self::assertSame('later', $answer['value']);
+        $this->started = self::childrenOf($server->pid);
+        self::assertCount(1, $this->started, 'The start was repeated, or left a supervisor behind');
+        self::assertSame(1, \substr_count($server->log(), 'starting the job workers\' supervisor'));
+        self::assertSame(0, $server->stop());
+    }
+
     public function testConcurrentFirstTasksStartOneSupervisor(): void
     {
         $this->server = $server = MasterProcess::start(JobPool::APP, ['--single-process', '--log-level=debug']);
