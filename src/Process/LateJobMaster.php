@@ -23,8 +23,8 @@ use Psr\Log\LoggerInterface;
 /**
  * The job workers of a single serving process whose application may never submit a task
  * (--single-process, --job-workers=auto): not even their supervisor runs until the first task
- * (it cost about 1.4 MiB of PSS at peak, docs/HTTP.md). By then this process serves, so the
- * supervisor cannot be a fork of it (a copy holds the listening socket, the clients'
+ * (a hello server's peak PSS was 2.3 MiB higher with it, docs/HTTP.md). By then this process
+ * serves, so the supervisor cannot be a fork of it (a copy holds the listening socket, the clients'
  * connections and the serving heap): it is a fresh `bin/bobbin job-master` started through
  * FreshProcess, told the pool's settings and key over its channel, which binds the job socket and
  * says "ready"; the first task then waits in the socket's queue for the first job worker, as it
