@@ -42,8 +42,11 @@ final class InProcessJobsTest extends TestCase
         });
 
         self::assertSame(0, $made, 'Made before anyone asked');
-        self::assertSame($jobs, Jobs::shared());
-        self::assertSame($jobs, Jobs::shared());
+        $first = Jobs::shared();
+        $second = Jobs::shared();
+
+        self::assertSame($jobs, $first);
+        self::assertSame($first, $second);
         self::assertSame(1, $made);
         Jobs::installLazily(static fn (): Jobs => self::fail('made after install(null)'));
         Jobs::install(null);
