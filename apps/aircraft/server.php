@@ -21,7 +21,12 @@ use Bobbin\Postgres\ConnectionPool;
 use Bobbin\Postgres\PoolConfig;
 use Bobbin\Redis\Client as RedisClient;
 
-require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
+// Run by an installed vendor/bin/bobbin (bench/peers/build's, or an application's), the project's
+// autoloader already knows this namespace; the checkout's own (with its dev dependencies) would
+// only add a second one.
+if (!\class_exists(AircraftConfig::class)) {
+    require_once \dirname(__DIR__, 2) . '/vendor/autoload.php';
+}
 
 $config = AircraftConfig::fromEnvironment(\getenv());
 $logger = new RateLimitedLogger(new StderrLogger());

@@ -8,10 +8,13 @@ declare(strict_types=1);
  * `ab -k -c1000 -n 20000` runs under flock /tmp/bobbin-bench.lock (the largest total is its peak).
  * Rounds are interleaved; the table has the medians, in MiB.
  *
- *   php bench/peers/memory.php [--rounds=3] [--bobbin=CHECKOUT]... [--swoole-so=PATH] [--no-swoole] [-- SERVE_OPTION...]
+ *   php bench/peers/memory.php [--rounds=3] [--bobbin=DIR[@OPTION,…]]... [--swoole-so=PATH] [--no-swoole] [-- SERVE_OPTION...]
  *
- * --bobbin: a checkout (with its vendor/) to measure; default this one; give it more than once to
- * compare. Swoole: --swoole-so, default var/peers/swoole/swoole.so (bench/peers/build swoole). Options after -- go to
+ * --bobbin: what to measure: a checkout (DIR/bin/bobbin, with its own vendor/) or a Composer
+ * install of Bobbin (DIR/vendor/bin/bobbin serving DIR/vendor/bobbin/bobbin/examples/hello.php);
+ * default var/peers/bobbin, the install `bench/run peers` measures (bench/peers/build bobbin);
+ * give it more than once to compare; DIR@OPTION,OPTION… adds serve options to that one alone
+ * (e.g. --bobbin=var/peers/bobbin@--job-workers=0). Swoole: --swoole-so, default var/peers/swoole/swoole.so (bench/peers/build swoole). Options after -- go to
  * every `bin/bobbin serve` (e.g. --job-workers=0).
  */
 
@@ -29,18 +32,32 @@ while (($arg = \array_shift($args)) !== null) {
     }
     match (true) {
         \str_starts_with($arg, '--rounds=') => $rounds = \max(1, (int) \substr($arg, 9)),
-        \str_starts_with($arg, '--bobbin=') => $checkouts[] = (string) \realpath(\substr($arg, 9)),
+        \str_starts_with($arg, '--bobbin=') => $checkouts[] = \substr($arg, 9),
         \str_starts_with($arg, '--swoole-so=') => $swooleSo = \substr($arg, 12),
         $arg === '--no-swoole' => $swoole = false,
         default => exit("unknown argument $arg\n"),
     };
 }
-$checkouts = $checkouts === [] ? [$root] : $checkouts;
+if ($checkouts === []) {
+    $checkouts = [$root . '/var/peers/bobbin'];
+    if (!\is_file($checkouts[0] . '/vendor/bin/bobbin')) {
+        exit("Bobbin's install for the peers is not built: run bench/peers/build bobbin (or give --bobbin=CHECKOUT)\n");
+    }
+}
 $php = ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing'];
 $servers = [];
-foreach ($checkouts as $checkout) {
-    $servers[$checkout] = static fn (int $port): array => ['taskset', '-c', '0', \PHP_BINARY, $checkout . '/bin/bobbin', 'serve', $checkout . '/examples/hello.php',
-        '--listen=127.0.0.1:' . $port, '--workers=1', '--log-level=warning', '--single-process', ...$serveOptions];
+foreach ($checkouts as $given) {
+    // DIR, or DIR@OPTION,OPTION… for serve options of this server alone (after those after --).
+    [$checkout, $own] = \explode('@', $given, 2) + [1 => ''];
+    $checkout = (string) \realpath($checkout);
+    $own = $own === '' ? [] : \explode(',', $own);
+    // A checkout runs its bin/bobbin; an install, Composer's vendor/bin/bobbin (its autoloader).
+    [$bin, $app] = \is_file($checkout . '/bin/bobbin')
+        ? [$checkout . '/bin/bobbin', $checkout . '/examples/hello.php']
+        : [$checkout . '/vendor/bin/bobbin', $checkout . '/vendor/bobbin/bobbin/examples/hello.php'];
+    \is_file($bin) || exit("--bobbin=$checkout: neither a checkout (bin/bobbin) nor an install (vendor/bin/bobbin)\n");
+    $servers[$checkout . ($own === [] ? '' : ' ' . \implode(' ', $own))] = static fn (int $port): array => ['taskset', '-c', '0', \PHP_BINARY, $bin, 'serve', $app,
+        '--listen=127.0.0.1:' . $port, '--workers=1', '--log-level=warning', '--single-process', ...$serveOptions, ...$own];
 }
 if ($swoole) {
     $servers['swoole'] = static fn (int $port): array => ['taskset', '-c', '0', \PHP_BINARY, ...$php, '-d', 'extension=' . $swooleSo,

@@ -55,6 +55,8 @@ final class Application
                     return (new ServeCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
                 case 'jobs-worker':
                     return (new JobsWorkerCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
+                case JobMasterCommand::NAME: // internal: started by serve at its first task
+                    return (new JobMasterCommand())->run(\array_slice($arguments, 1));
                 case 'preload':
                     return (new PreloadCommand($this->stdout, $this->stderr))->run(\array_slice($arguments, 1));
                 case 'reload':

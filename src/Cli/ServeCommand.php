@@ -28,7 +28,6 @@ use Bobbin\Process\ApplicationLoader;
 use Bobbin\Process\ApplicationLoadException;
 use Bobbin\Platform\ByteSize;
 use Bobbin\Process\CpuCount;
-use Bobbin\Process\JobMaster;
 use Bobbin\Process\Admin\AdminAccess;
 use Bobbin\Process\JobPoolConfig;
 use Bobbin\Process\Master;
@@ -75,7 +74,7 @@ final class ServeCommand
         'config' => ['string', '', 'PHP file returning an array of option => value'],
         'log-level' => ['string', 'info', 'least severe log level written to stderr'],
         'opcache' => ['bool', 'true', 'run with opcache and the JIT (bin/bobbin restarts PHP with them once); --no-opcache: off (command line or environment only)'],
-        'job-workers' => ['string', 'auto', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; auto: one per core, started at the first task (with --job-bootstrap: at start); N: N started with the server; 0: tasks run inside the HTTP worker'],
+        'job-workers' => ['string', 'auto', 'job worker processes for CPU-heavy tasks (Bobbin\\Jobs\\Jobs, docs/JOBS.md), supervised beside the HTTP workers; auto: one per core, started at the first task (with --single-process, their supervisor too; with --job-bootstrap: at start); N: N started with the server; 0: tasks run inside the HTTP worker'],
         'job-bootstrap' => ['string', '', 'PHP file each job worker requires once before its first task: the application\'s autoloader and services'],
         'job-queue' => ['int', '64', 'tasks one HTTP worker may have queued or running in the job workers; submit() waits beyond'],
         'job-queue-wait' => ['string', '10', 'seconds submit() waits for room in a full queue, then throws JobQueueFullException'],
@@ -230,8 +229,12 @@ final class ServeCommand
             return $this->runMaster(new MasterConfig($appFile, $config, $workers, $pidFile, new RecycleLimits($maxRequests, $maxMemory), legacy: $legacy, legacyConfig: $legacyConfig, admin: $admin, adminAccess: $adminAccess, jobs: $jobPool, blockThreshold: $blockThreshold, blockStacks: $blockStacks, detectLeaks: $detectLeaks, watch: $watch), $logger);
         }
         // Before the application loads (it may ask for Jobs::shared() at once) and before the
-        // server listens (no job worker may hold a copy of its sockets).
-        $jobMaster = self::startJobMaster($jobPool, $logger);
+        // server listens (no job worker may hold a copy of its sockets); or, left at auto, at the
+        // first task as a fresh process (LateJobMaster). Not so for --legacy, whose scripts may
+        // run in processes forked per request, nor with the operator's keys, which it cannot pass on.
+        $late = !$legacy && ($options['jobs-key-file'] ?? '') === '' && (string) \getenv('BOBBIN_JOBS_KEY') === ''
+            ? ['logLevel' => $logLevel, 'memoryLimit' => $memoryLimit] : null;
+        $jobMaster = SingleProcessJobs::start($jobPool, $late, $logger);
         $legacyLoop = null;
         if ($legacy) {
             if ($legacyConfig->documentRoot === null && (!\is_file($appFile) || !\is_readable($appFile))) {
@@ -396,30 +399,6 @@ final class ServeCommand
         )));
 
         return true;
-    }
-
-    /**
-     * --single-process with job workers: their supervisor is forked now, and the tasks of this
-     * process go to them.
-     *
-     * @throws UsageException|StartupException
-     */
-    private static function startJobMaster(?JobPoolConfig $pool, LoggerInterface $logger): ?JobMaster
-    {
-        if ($pool === null) {
-            return null;
-        }
-        if (!\function_exists('pcntl_fork') || !\function_exists('posix_kill')) {
-            throw new UsageException('job workers need the pcntl and posix extensions; use --job-workers=0');
-        }
-        try {
-            $master = JobMaster::start($pool, $logger);
-        } catch (MasterFailedException $failure) {
-            throw new StartupException($failure->getMessage(), 0, $failure);
-        }
-        Jobs::install(Jobs::localPool($pool->socketPath, $pool->keys, $pool->client));
-
-        return $master;
     }
 
     /** @return list<mixed> */

@@ -41,6 +41,8 @@ final class Jobs
     use OwnsResources;
 
     private static ?self $shared = null;
+    /** @var (\Closure(): self)|null makes $shared at the first shared() */
+    private static ?\Closure $factory = null;
 
     private readonly Semaphore $queue;
     private readonly JobCounters $counters;
@@ -54,6 +56,11 @@ final class Jobs
     /** The jobs of this process: what the server installed, else tasks run in-process. */
     public static function shared(): self
     {
+        if (self::$shared === null && self::$factory !== null) {
+            [$factory, self::$factory] = [self::$factory, null];
+            self::$shared = $factory();
+        }
+
         return self::$shared ??= self::inProcess();
     }
 
@@ -61,6 +68,19 @@ final class Jobs
     public static function install(?self $jobs): void
     {
         self::$shared = $jobs;
+        self::$factory = null;
+    }
+
+    /**
+     * As install(), the jobs made by $factory at the first shared(): an application that never
+     * asks for them loads none of their classes (a hello server's memory, docs/HTTP.md).
+     *
+     * @param \Closure(): self $factory
+     */
+    public static function installLazily(\Closure $factory): void
+    {
+        self::$shared = null;
+        self::$factory = $factory;
     }
 
     public static function inProcess(JobsConfig $config = new JobsConfig()): self

@@ -23,7 +23,8 @@ final class JobMaster
 {
     use OwnsResources;
 
-    private const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
+    /** Blocked in the supervisor and waited for with sigtimedwait(). */
+    public const SIGNALS = [\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP];
     private const TICK_MICROSECONDS = 100_000;
 
     /** @param resource $channel the serving process's end of their socket pair */
@@ -70,6 +71,42 @@ final class JobMaster
         return $master;
     }
 
+    /**
+     * The handle of a supervisor this process started as a program of its own (LateJobMaster),
+     * which announced itself ready on $channel.
+     *
+     * @param resource $channel
+     */
+    public static function adopt(int $pid, $channel, LoggerInterface $logger): self
+    {
+        return new self($pid, $channel, $logger);
+    }
+
+    /**
+     * The supervisor in a process of its own (bin/bobbin job-master): binds the job socket here,
+     * then supervises as the forked one does, telling $parent "ready" or "failed …".
+     *
+     * @param resource $parent
+     */
+    public static function superviseHere(JobPoolConfig $config, $parent, LoggerInterface $logger): int
+    {
+        $supervisor = new JobSupervisor($config, $logger, static function (): void {
+        });
+        try {
+            $supervisor->open();
+
+            return self::supervise($supervisor, $parent, $logger);
+        } catch (MasterFailedException $failure) {
+            @\fwrite($parent, 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
+        } catch (\Throwable $error) {
+            $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
+        } finally {
+            $supervisor->close();
+        }
+
+        return 1;
+    }
+
     /** In the serving process, at its end: the job workers finish the tasks in hand (up to $timeout s) and exit. */
     public function stop(float $timeout): void
     {
@@ -114,6 +151,8 @@ final class JobMaster
         $announced = false;
         $stopping = false;
         while (!$supervisor->isStopped()) {
+            // Before the wait too: a dormant pool is running at once, and a first task waits for this line.
+            $announced = $announced || self::announce($supervisor, $parent);
             $read = $supervisor->channels();
             if (\is_resource($parent)) {
                 $read[] = $parent;
@@ -140,11 +179,8 @@ final class JobMaster
                 $supervisor->reaped($pid, $status);
             }
             $supervisor->poll(\microtime(true));
+            $announced = $announced || self::announce($supervisor, $parent);
             $failure = $supervisor->failure();
-            if (!$announced && ($supervisor->isRunning() || $failure !== null) && \is_resource($parent)) {
-                $announced = true;
-                @\fwrite($parent, $failure === null ? "ready\n" : 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
-            }
             if ($failure !== null && !$stopping) {
                 $stopping = true;
                 $logger->error('The job workers stop: {reason}', ['reason' => $failure->getMessage()]);
@@ -153,6 +189,22 @@ final class JobMaster
         }
 
         return $supervisor->failure() === null ? 0 : 1;
+    }
+
+    /**
+     * Tells the parent "ready" or "failed …" once the pool runs or failed; whether it did.
+     *
+     * @param resource|closed-resource $parent
+     */
+    private static function announce(JobSupervisor $supervisor, $parent): bool
+    {
+        $failure = $supervisor->failure();
+        if ((!$supervisor->isRunning() && $failure === null) || !\is_resource($parent)) {
+            return false;
+        }
+        @\fwrite($parent, $failure === null ? "ready\n" : 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
+
+        return true;
     }
 
     /** @param resource $stream */

@@ -72,4 +72,63 @@ final readonly class JobPoolConfig
 
         return new self($workers, $bootstrap === '' ? '' : (string) \realpath($bootstrap), $socketPath, $ownsDirectory, $client, $recycle, $bootTimeout, $statsInterval, $nice, $keys ?? JobKeys::generate(), $startAtFirstTask);
     }
+
+    /** The same pool signing with $keys (LateJobMaster: keys it can hand to the supervisor it starts). */
+    public function withKeys(JobKeys $keys): self
+    {
+        return new self($this->workers, $this->bootstrap, $this->socketPath, $this->ownsDirectory, $this->client, $this->recycle, $this->bootTimeout, $this->statsInterval, $this->nice, $keys, $this->startAtFirstTask);
+    }
+
+    /**
+     * Everything but the keys, as JSON-friendly values: what a supervisor started as a program of
+     * its own (bin/bobbin job-master) is told over its channel.
+     *
+     * @return array<string, mixed>
+     */
+    public function toTransfer(): array
+    {
+        return [
+            'workers' => $this->workers, 'bootstrap' => $this->bootstrap, 'socketPath' => $this->socketPath, 'ownsDirectory' => $this->ownsDirectory,
+            'client' => [$this->client->queueCapacity, $this->client->queueWait, $this->client->timeLimit, $this->client->maxPayload],
+            'recycle' => [$this->recycle->maxRequests, $this->recycle->maxMemory],
+            'bootTimeout' => $this->bootTimeout, 'statsInterval' => $this->statsInterval, 'nice' => $this->nice, 'startAtFirstTask' => $this->startAtFirstTask,
+        ];
+    }
+
+    /**
+     * @param array<mixed> $fields toTransfer()'s
+     * @throws \InvalidArgumentException
+     */
+    public static function fromTransfer(array $fields, JobKeys $keys): self
+    {
+        $client = \is_array($fields['client'] ?? null) ? \array_values($fields['client']) : [];
+        $recycle = \is_array($fields['recycle'] ?? null) ? \array_values($fields['recycle']) : [];
+        if (!\is_string($fields['socketPath'] ?? null) || \count($client) !== 4 || \count($recycle) !== 2) {
+            throw new \InvalidArgumentException('An incomplete job pool configuration');
+        }
+
+        return new self(
+            self::int($fields['workers'] ?? 0),
+            (string) ($fields['bootstrap'] ?? ''),
+            $fields['socketPath'],
+            (bool) ($fields['ownsDirectory'] ?? false),
+            new JobsConfig(self::int($client[0]), self::float($client[1]), self::float($client[2]), self::int($client[3])),
+            new RecycleLimits(self::int($recycle[0]), self::int($recycle[1])),
+            self::float($fields['bootTimeout'] ?? 60.0),
+            self::float($fields['statsInterval'] ?? 1.0),
+            self::int($fields['nice'] ?? 0),
+            $keys,
+            (bool) ($fields['startAtFirstTask'] ?? false),
+        );
+    }
+
+    private static function int(mixed $value): int
+    {
+        return \is_int($value) ? $value : throw new \InvalidArgumentException('A job pool setting is not a whole number');
+    }
+
+    private static function float(mixed $value): float
+    {
+        return \is_int($value) || \is_float($value) ? (float) $value : throw new \InvalidArgumentException('A job pool setting is not a number');
+    }
 }

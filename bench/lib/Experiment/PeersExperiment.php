@@ -14,7 +14,9 @@ use Bobbin\Bench\Server\PeerServer;
 
 /**
  * Bobbin beside the other PHP servers (issue 41): Swoole, Workerman and AMPHP as built by
- * bench/peers/build, each serving bench/peers/<peer>/hello.php and crud.php. Every server on
+ * bench/peers/build, each serving bench/peers/<peer>/hello.php and crud.php, and Bobbin from the
+ * Composer install the same script makes of this checkout (vendor/bin/bobbin, --no-dev), as the
+ * peers run from theirs. Every server on
  * CPU 0 with one process serving (Bobbin --single-process, Swoole SWOOLE_BASE with one worker,
  * Workerman one worker beside its idle master, AMPHP one process), the same opcache and JIT
  * settings, the load generator and PostgreSQL on CPU 1; all variants measured in turns, and every
@@ -44,7 +46,7 @@ final class PeersExperiment implements Experiment
 
     public function title(): string
     {
-        return 'Bobbin beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS, 10 × /sleep, 10,000 idle connections';
+        return 'Bobbin (as installed by Composer) beside Swoole, Workerman and AMPHP (bench/peers/build first): CPU per plaintext request at 50 and 1,000 connections, CPU per CRUD, CRUD/s, peak PSS, 10 × /sleep, 10,000 idle connections';
     }
 
     public function estimateSeconds(Options $o): float
@@ -61,13 +63,15 @@ final class PeersExperiment implements Experiment
         foreach (\array_diff(self::PEERS, $peers) as $missing) {
             $context->results->note(self::NAME, "$missing: not built (bench/peers/build $missing), not measured.");
         }
+        // Bobbin as an application installs it (vendor/bin/bobbin, no dev dependencies), as the peers are.
+        $bin = BobbinServer::installed($root);
         $started = [];
         try {
-            $hello = [self::BOBBIN => $started[] = BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/')];
+            $hello = [self::BOBBIN => $started[] = BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/', bin: $bin)];
             $crud = [self::BOBBIN => $started[] = BobbinServer::start($root, self::BOBBIN, 'apps/aircraft/server.php', Context::SERVER_CPU, 1, [
                 'DATABASE_URL' => $context->database->tcpUrl('bobbin-bench-peers-bobbin'),
                 'DATABASE_POOL_MAX' => (string) CrudExperiment::POOL_MAX,
-            ], '/health')];
+            ], '/health', bin: $bin)];
             foreach ($peers as $peer) {
                 $hello[$peer] = $started[] = PeerServer::start($root, $peer, 'hello', Context::SERVER_CPU, [], '/');
                 $crud[$peer] = $started[] = PeerServer::start($root, $peer, 'crud', Context::SERVER_CPU, [
@@ -101,7 +105,7 @@ final class PeersExperiment implements Experiment
         }
         $this->idleConnections($context, $peers);
         $context->results->note(self::NAME, 'Idle connections: Workerman and AMPHP wait with stream_select(), which takes no descriptor numbered 1,024 or above (FD_SETSIZE); past that Workerman\'s worker stops answering (it had accepted a few thousand, none of which it serves), and AMPHP\'s process ends (a server not alive: its PSS reads as 0, hence the negative growth). Swoole waits with epoll, Bobbin with epoll through FFI. "accepted" counts the socket descriptors in the server\'s processes 2 s after the last connect: connections still in the listen backlog are not counted, nor charged.');
-        $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension.');
+        $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension. Bobbin runs from the Composer install bench/peers/build makes of this checkout (var/peers/bobbin: `composer install --no-dev`, optimized autoloader, `vendor/bin/bobbin`), as the peers run from theirs.');
     }
 
     /**
@@ -118,7 +122,7 @@ final class PeersExperiment implements Experiment
                 $context->progress->status("$name: " . self::IDLE_CONNECTIONS . " idle connections, round $rep");
                 try {
                     $server = $name === self::BOBBIN
-                        ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/')
+                        ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/', bin: BobbinServer::installed($root))
                         : PeerServer::start($root, $name, 'hello', Context::SERVER_CPU, [], '/');
                 } catch (\RuntimeException $e) {
                     $context->results->note(self::NAME, "$name: could not start for the idle connections: " . \strtok($e->getMessage(), "\n"));

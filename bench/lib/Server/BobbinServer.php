@@ -17,6 +17,8 @@ final class BobbinServer implements Server
      * shipped: opcache and the tracing JIT.
      */
     public const NO_JIT_FLAGS = ['-d', 'opcache.enable_cli=1'];
+    /** Where bench/peers/build installs Bobbin as an application does (Composer, --no-dev), relative to the checkout. */
+    public const INSTALLED_BIN = 'var/peers/bobbin/vendor/bin/bobbin';
 
     private function __construct(
         private readonly string $name,
@@ -31,6 +33,7 @@ final class BobbinServer implements Server
      * @param array<string, string> $env
      * @param list<string> $phpFlags PHP options before bin/bobbin ([] = as shipped)
      * @param list<string> $serveOptions further options of `bin/bobbin serve`
+     * @param string|null $bin the bobbin executable; null for the checkout's bin/bobbin (self::installed() for the install)
      */
     public static function start(
         string $root,
@@ -42,10 +45,11 @@ final class BobbinServer implements Server
         string $readyPath,
         array $phpFlags = [],
         array $serveOptions = [],
+        ?string $bin = null,
     ): self {
         $port = Shell::freePort();
         // No APP_FILE ('') when the options name what runs (--legacy-docroot).
-        $command = [\PHP_BINARY, ...$phpFlags, $root . '/bin/bobbin', 'serve', ...($appFile === '' ? [] : [$root . '/' . $appFile]),
+        $command = [\PHP_BINARY, ...$phpFlags, $bin ?? $root . '/bin/bobbin', 'serve', ...($appFile === '' ? [] : [$root . '/' . $appFile]),
             '--listen=127.0.0.1:' . $port, '--workers=' . $workers, '--log-level=warning', ...$serveOptions];
         if ($workers === 1 && !\in_array('--single-process', $serveOptions, true) && self::hasSingleProcessOption($root)) {
             // One worker is measured as one process, as before masters supervised single workers
@@ -67,6 +71,23 @@ final class BobbinServer implements Server
         }
 
         return $server;
+    }
+
+    /**
+     * vendor/bin/bobbin of the install bench/peers/build makes (what `composer require` gives an
+     * application: no dev dependencies, an optimized autoloader), for comparing Bobbin with peers
+     * that run from installs of their own.
+     *
+     * @throws \RuntimeException when it was not built
+     */
+    public static function installed(string $root): string
+    {
+        $bin = $root . '/' . self::INSTALLED_BIN;
+        if (!\is_file($bin) || !\is_file(\dirname($bin, 2) . '/autoload.php')) {
+            throw new \RuntimeException('Bobbin\'s install for the peers is not built: run bench/peers/build bobbin');
+        }
+
+        return $bin;
     }
 
     private static function hasSingleProcessOption(string $root): bool

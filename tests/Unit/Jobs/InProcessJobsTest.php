@@ -31,6 +31,28 @@ final class InProcessJobsTest extends TestCase
         self::assertSame(['value' => ['a' => 1], 'pid' => \getmypid()], $result);
     }
 
+    public function testJobsInstalledLazilyAreMadeAtTheFirstSharedCallOnly(): void
+    {
+        $made = 0;
+        $jobs = Jobs::inProcess();
+        Jobs::installLazily(static function () use (&$made, $jobs): Jobs {
+            $made++;
+
+            return $jobs;
+        });
+
+        self::assertSame(0, $made, 'Made before anyone asked');
+        $first = Jobs::shared();
+        $second = Jobs::shared();
+
+        self::assertSame($jobs, $first);
+        self::assertSame($first, $second);
+        self::assertSame(1, $made);
+        Jobs::installLazily(static fn (): Jobs => self::fail('made after install(null)'));
+        Jobs::install(null);
+        self::assertNotSame($jobs, Jobs::shared());
+    }
+
     public function testTheTaskRunsAtSubmitEvenWhenNobodyAwaitsIt(): void
     {
         $journal = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-jobs-');
