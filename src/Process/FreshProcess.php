@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Process;
 
+use Bobbin\Async\Loop\StreamDescriptors;
 use FFI;
 
 /**
@@ -29,10 +30,10 @@ final class FreshProcess
     {
     }
 
-    /** null where it cannot be done: no FFI (or not allowed), no pcntl_exec(), no /proc, a libc without close_range(). */
+    /** null where it cannot be done: no FFI (or not allowed), no pcntl_exec(), a libc without close_range(). */
     public static function available(): ?self
     {
-        if (!\extension_loaded('ffi') || !\function_exists('pcntl_exec') || !\function_exists('pcntl_fork') || !\is_dir('/proc/self/fd')) {
+        if (!\extension_loaded('ffi') || !\function_exists('pcntl_exec') || !\function_exists('pcntl_fork')) {
             return null;
         }
         try {
@@ -51,12 +52,17 @@ final class FreshProcess
      */
     public function spawn($channel, array $arguments, array $environment): int
     {
+        try {
+            $fd = StreamDescriptors::instance()->numberOf($channel); // in this process: the copy runs as little as it can
+        } catch (\Throwable $error) {
+            throw new \RuntimeException('cannot tell the channel\'s descriptor: ' . $error->getMessage(), 0, $error);
+        }
         $held = [];
         \pcntl_sigprocmask(\SIG_BLOCK, self::HELD_SIGNALS, $held);
         try {
             $pid = \pcntl_fork();
             if ($pid === 0) {
-                $this->becomeProgram($channel, $arguments, $environment); // never returns
+                $this->becomeProgram($fd, $arguments, $environment); // never returns
             }
         } finally {
             \pcntl_sigprocmask(\SIG_SETMASK, $held);
@@ -73,14 +79,13 @@ final class FreshProcess
      * descriptor closed, then exec. Whatever fails ends the copy by SIGKILL: no destructor,
      * shutdown function or stream flush of the serving process may run here.
      *
-     * @param resource $channel
+     * @param int $fd the channel's descriptor number (-1: unknown)
      * @param list<string> $arguments
      * @param array<string, string> $environment
      */
-    private function becomeProgram($channel, array $arguments, array $environment): never
+    private function becomeProgram(int $fd, array $arguments, array $environment): never
     {
         @\posix_setpgid(0, 0); // Ctrl-C is the serving process's; it stops what it started
-        $fd = self::numberOf($channel);
         // Not on 1 or 2 (a server started with stdout or stderr closed): the program's output would go into the channel.
         // @phpstan-ignore method.notFound (declared in available())
         if (($fd === 0 || $fd > 2) && $this->libc->dup2($fd, 0) === 0) {
@@ -90,30 +95,5 @@ final class FreshProcess
         }
         \posix_kill(\posix_getpid(), \SIGKILL);
         exit(1); // not reached
-    }
-
-    /**
-     * The descriptor number of $stream: the entry of /proc/self/fd that is the same file. A stat
-     * per descriptor, in the throwaway copy only.
-     *
-     * @param resource $stream
-     */
-    private static function numberOf($stream): int
-    {
-        $wanted = \fstat($stream);
-        if ($wanted === false) {
-            return -1;
-        }
-        foreach (\scandir('/proc/self/fd') ?: [] as $entry) {
-            if ($entry !== (string) (int) $entry) { // ".", ".."
-                continue;
-            }
-            $found = @\stat('/proc/self/fd/' . $entry);
-            if ($found !== false && $found['ino'] === $wanted['ino'] && $found['dev'] === $wanted['dev']) {
-                return (int) $entry;
-            }
-        }
-
-        return -1;
     }
 }
