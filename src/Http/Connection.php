@@ -105,7 +105,7 @@ final class Connection
         private readonly ConnectionOrigin $origin,
         bool $encrypted = false,
     ) {
-        $this->parser = RequestParser::fromConfig($context->config);
+        $this->parser = RequestParser::fromConfig($context->config, $context->requestHeads);
         $this->cancellation = new HandledRequestCancellation();
         $this->watcher = new StreamWatcher($socket);
         $encrypted && $this->watcher->noteTlsStarted(); // decrypted bytes OpenSSL holds wake no poll

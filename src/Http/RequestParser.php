@@ -63,12 +63,14 @@ final class RequestParser
         private readonly int $maxHeaderBytes = 16384,
         private readonly int $maxHeaderCount = 100,
         private readonly int $maxBodyBytes = 10485760,
+        private readonly ?SharedRequestHeads $shared = null,
     ) {
     }
 
-    public static function fromConfig(ServerConfig $config): self
+    /** @param ?SharedRequestHeads $shared the heads the other parsers of the server with $config parsed (null: none shared) */
+    public static function fromConfig(ServerConfig $config, ?SharedRequestHeads $shared = null): self
     {
-        return new self($config->maxRequestLineBytes, $config->maxHeaderBytes, $config->maxHeaderCount, $config->maxBodyBytes);
+        return new self($config->maxRequestLineBytes, $config->maxHeaderBytes, $config->maxHeaderCount, $config->maxBodyBytes, $shared);
     }
 
     /**
@@ -117,10 +119,19 @@ final class RequestParser
         }
         // Usually the head is all there is (a GET), and nothing is left to copy.
         $this->buffer = '';
+        $remembered = $end < self::REMEMBERED_HEAD_BYTES;
+        $shared = $this->shared;
+        if ($remembered && $shared !== null && isset($shared->byBytes[$buffer])) {
+            // Parsed on another connection already: the same RequestHead and bytes, shared.
+            [$this->lastRaw, $this->lastHead] = $shared->byBytes[$buffer];
+
+            return $this->lastHead;
+        }
         $head = $this->parseHead(\substr($buffer, 0, $end), $end + 4);
-        if ($end < self::REMEMBERED_HEAD_BYTES && !$head->chunked) { // a chunked head resets the decoder: parsed each time
+        if ($remembered && !$head->chunked) { // a chunked head resets the decoder: parsed each time
             $this->lastRaw = $buffer;
             $this->lastHead = $head;
+            $shared?->keep($buffer, $head);
         }
 
         return $head;

@@ -25,6 +25,8 @@ final readonly class ServerContext
     public ResponseWriter $responseWriter;
     public Classic\ClassicCapture $classic;
     public RequestIds $requestIds;
+    /** The heads the connections' parsers parsed lately, shared between them. */
+    public SharedRequestHeads $requestHeads;
     public ?AccessLog $accessLog;
     /** --compression's transform of responses (null when off) */
     public ?Compression\ResponseCompression $compression;
@@ -56,6 +58,7 @@ final readonly class ServerContext
         $this->responseWriter = new ResponseWriter($this);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $this->requestIds = new RequestIds();
+        $this->requestHeads = new SharedRequestHeads();
         $this->compression = $config->compression ? new Compression\ResponseCompression($config->compressionLevel, $config->compressionMinBytes) : null;
         $this->accessLog = match (true) {
             $config->accessLogFile !== '' && $accessLogStream === null => AccessLog::toFile($config->accessLogFile, $config->accessLogFormat === 'json'),
