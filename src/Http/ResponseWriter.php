@@ -59,7 +59,7 @@ final class ResponseWriter
             $response = $context->compression->apply($response, $head->method, $head->headers);
         }
         try {
-            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? 'X-Request-Id: ' . $requestId . "\r\n" : '');
+            $framed = $context->framer->frame($response, $head->method, $head->protocolVersion, $keepAlive, HttpDate::headerLine(), $head->requestId === null ? "X-Request-Id: {$requestId}\r\n" : '');
         } catch (InvalidResponseException $error) {
             $context->logger->error('The response to {method} {target} (request {request_id}) was refused, a 500 went out instead: {error}', [
                 'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error->getMessage(),
