@@ -84,9 +84,10 @@ final class ResponseFramer
         $fields = '';
         $hasDate = $hasServer = false;
         $declaredLength = null;
-        foreach ($response->getHeaders() as $name => $values) {
+        // Bobbin's own response with its fields as given: each value one string, no list of one made.
+        foreach (($trusted ? $response->plainHeaders() : null) ?? $response->getHeaders() as $name => $values) {
             $name = (string) $name;
-            if (!$trusted) {
+            if (!$trusted && \is_array($values)) { // another implementation's: getHeaders()'s lists
                 $single = \count($values) === 1 && \is_string($values[0] ?? null) ? $name . "\0" . $values[0] : null;
                 if ($single === null || !isset($this->validFields[$single])) {
                     self::assertValidField($name, $values);
@@ -97,13 +98,13 @@ final class ResponseFramer
             }
             switch (\strtolower($name)) {
                 case 'content-length':
-                    $declaredLength = $values[0] ?? null;
+                    $declaredLength = \is_string($values) ? $values : $values[0] ?? null;
                     continue 2;
                 case 'transfer-encoding':
                 case 'keep-alive':
                     continue 2;
                 case 'connection':
-                    if (\stripos(\implode(',', $values), 'close') !== false) {
+                    if (\stripos(\is_string($values) ? $values : \implode(',', $values), 'close') !== false) {
                         $keepAlive = false;
                     }
                     continue 2;
@@ -117,7 +118,9 @@ final class ResponseFramer
                     $requestIdLine = '';
                     break;
             }
-            if (isset($values[1])) {
+            if (\is_string($values)) {
+                $fields .= "{$name}: {$values}\r\n";
+            } elseif (isset($values[1])) {
                 $fields .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
             } elseif (isset($values[0])) {
                 $fields .= "{$name}: {$values[0]}\r\n";

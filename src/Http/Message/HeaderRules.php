@@ -52,6 +52,30 @@ final class HeaderRules
      *
      * @throws \InvalidArgumentException
      */
+    /**
+     * Whether $headers (name => value) are fields that passed the checks before, each one
+     * string, no two names alike but for case: such headers are valid as they are, and
+     * values() would return each value unchanged.
+     *
+     * @param array<array-key, mixed> $headers
+     * @phpstan-assert-if-true array<string, string> $headers
+     */
+    public static function areKnownPlainFields(array $headers): bool
+    {
+        $lowers = [];
+        $many = \count($headers) > 1; // one field: no set of names to make
+        foreach ($headers as $name => $value) {
+            if (!\is_string($value) || !isset(self::$knownValues[$value]) || !\is_string($name) || !isset(self::$knownNames[$name])) {
+                return false;
+            }
+            if ($many) {
+                $lowers[self::$knownNames[$name]] = true;
+            }
+        }
+
+        return !$many || \count($lowers) === \count($headers);
+    }
+
     public static function lowerName(string $name): string
     {
         return self::$knownNames[$name] ?? self::learnName($name);

@@ -28,6 +28,15 @@ trait MessageMethods
     private $headers = [];
     /** @var array<string, string>|null lower-case name => name as stored in $headers; null until first needed */
     private ?array $headerNames = null;
+    /**
+     * Response's: the headers as given to its constructor while each is one string that
+     * HeaderRules knows valid (name => value), until first read; $headers and $headerNames are
+     * made from them then (headerNames()). The server frames them as they are
+     * (Response::plainHeaders()), so the usual response builds no array per field.
+     *
+     * @var array<string, string>|null
+     */
+    private $plainHeaders = null;
     private ?StreamInterface $body = null;
     /** @var string the body while no stream has been asked for */
     private $content = '';
@@ -153,6 +162,12 @@ trait MessageMethods
     {
         if ($this->headerNames !== null) {
             return $this->headerNames;
+        }
+        if ($this->plainHeaders !== null) {
+            foreach ($this->plainHeaders as $name => $value) {
+                $this->headers[$name] = [$value];
+            }
+            $this->plainHeaders = null;
         }
         $names = [];
         foreach ($this->headers as $name => $values) {

@@ -31,6 +31,13 @@ final class Response implements ResponseInterface
         string $reasonPhrase = '',
     ) {
         $this->setStatus($status, $reasonPhrase);
+        if ($headers !== [] && HeaderRules::areKnownPlainFields($headers)) {
+            // The usual response: fields checked before, kept as given until read (headerNames()).
+            $this->plainHeaders = $headers;
+            $headers = [];
+        } else {
+            $this->headerNames = [];
+        }
         foreach ($headers as $name => $value) {
             $name = (string) $name;
             $lower = HeaderRules::lowerName($name);
@@ -42,7 +49,6 @@ final class Response implements ResponseInterface
                 $this->headerNames[$lower] = $name;
             }
         }
-        $this->headerNames ??= [];
         if (\is_string($body)) {
             $this->content = $body;
         } else {
@@ -51,6 +57,19 @@ final class Response implements ResponseInterface
         if ($protocolVersion !== '1.1') {
             $this->protocolVersion = self::validProtocolVersion($protocolVersion);
         }
+    }
+
+    /**
+     * The fields as given (name => value) while they are plain (MessageMethods::$plainHeaders):
+     * for the server's framer, which writes them without the arrays getHeaders() would make;
+     * null otherwise (getHeaders() then).
+     *
+     * @internal used by Bobbin\Http\ResponseFramer
+     * @return array<string, string>|null
+     */
+    public function plainHeaders(): ?array
+    {
+        return $this->plainHeaders;
     }
 
     /**

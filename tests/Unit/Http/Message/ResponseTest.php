@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Unit\Http\Message;
 
+use Bobbin\Http\BodyFraming;
 use Bobbin\Http\Message\Response;
+use Bobbin\Http\ResponseFramer;
 use Bobbin\Http\Message\StringStream;
 use Nyholm\Psr7\Stream;
 use PHPUnit\Framework\Attributes\DataProvider;
@@ -109,5 +111,49 @@ final class ResponseTest extends TestCase
 
         $this->expectException(\InvalidArgumentException::class);
         new Response(200, [], '', 'one');
+    }
+
+    /**
+     * The second response with fields seen before keeps them as given until read
+     * (Response::plainHeaders()): what it shows and what goes on the wire must be what the
+     * first, normalised at once, shows and sends.
+     *
+     * @return iterable<string, array{array<string, string>}>
+     */
+    public static function fieldSets(): iterable
+    {
+        yield 'one field' => [['X-Plain-One' => 'text/plain; charset=utf-8']];
+        yield 'several' => [['X-Plain-A' => 'a', 'X-Plain-B' => 'b c', 'Cache-Control' => 'no-store']];
+        yield 'names alike but for case' => [['X-Plain-Same' => 'first', 'x-plain-same' => 'second']];
+        yield 'framing fields the server replaces' => [['X-Plain-C' => 'c', 'Content-Length' => '99', 'Connection' => 'close']];
+    }
+
+    /** @param array<string, string> $fields */
+    #[DataProvider('fieldSets')]
+    public function testFieldsKeptAsGivenShowAndFrameAsNormalisedOnesDo(array $fields): void
+    {
+        $framer = new ResponseFramer("Server: t\r\n");
+        $first = new Response(200, $fields, 'body');
+        $firstFramed = $framer->frame($first, 'GET', '1.1', true, "Date: d\r\n", "X-Request-Id: r\r\n");
+        $second = new Response(200, $fields, 'body');
+        $secondFramed = $framer->frame($second, 'GET', '1.1', true, "Date: d\r\n", "X-Request-Id: r\r\n");
+
+        self::assertSame($firstFramed->bytes, $secondFramed->bytes);
+        self::assertSame($firstFramed->keepAlive, $secondFramed->keepAlive);
+        self::assertSame(BodyFraming::ContentLength, $secondFramed->framing);
+        self::assertSame($first->getHeaders(), $second->getHeaders());
+        $changed = $second->withHeader('X-Plain-Added', 'yes')->withoutHeader('X-Plain-A');
+        self::assertSame($first->withHeader('X-Plain-Added', 'yes')->withoutHeader('X-Plain-A')->getHeaders(), $changed->getHeaders());
+    }
+
+    public function testAResponseWithFieldsSeenBeforeKeepsThemAsGivenUntilRead(): void
+    {
+        $fields = ['X-Plain-Kept' => 'kept'];
+        new Response(200, $fields);
+        $response = new Response(200, $fields);
+
+        self::assertSame($fields, $response->plainHeaders());
+        self::assertSame(['X-Plain-Kept' => ['kept']], $response->getHeaders());
+        self::assertNull($response->plainHeaders(), 'still plain after getHeaders() made the lists');
     }
 }
