@@ -158,25 +158,6 @@ final class Async
     }
 
     /**
-     * Classes the runtime loads the first time a fiber waits, times out or is cancelled. A
-     * server loads them at start: autoloading needs a free descriptor, and the first time one
-     * of these is needed may be exactly when the process has none left.
-     *
-     * @return list<class-string>
-     */
-    public static function runtimeClasses(): array
-    {
-        return [
-            StreamWatcher::class, Internal\StreamWaiters::class, StreamClosedException::class,
-            CancelledException::class, TimeoutException::class, Internal\FutureState::class,
-            CancellationSource::class, TimeoutCancellation::class, CompositeCancellation::class,
-            EventLoop\FiberLocal::class, EventLoop\Internal\DriverSuspension::class,
-            EventLoop\Internal\StreamReadableCallback::class, EventLoop\Internal\StreamWritableCallback::class,
-            EventLoop\Internal\TimerCallback::class, EventLoop\Internal\DeferCallback::class,
-        ];
-    }
-
-    /**
      * Whether PHP holds input for a TLS $stream that its descriptor does not show: OpenSSL may
      * have taken a whole TCP segment off the socket, handed out one record and kept the next
      * decrypted, so the socket never turns readable for it and a loop watching the descriptor

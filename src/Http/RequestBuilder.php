@@ -20,10 +20,11 @@ use Bobbin\Http\Message\ServerRequest;
  */
 final class RequestBuilder
 {
-    public function __construct(
-        private readonly FormDecoder $formDecoder,
-        private readonly TrustedProxies $trustedProxies,
-    ) {
+    /** Made for the first multipart body (with the php.ini limits then in force, which only a restart changes). */
+    private ?FormDecoder $formDecoder = null;
+
+    public function __construct(private readonly TrustedProxies $trustedProxies)
+    {
     }
 
     /**
@@ -60,7 +61,7 @@ final class RequestBuilder
         }
         $form = null;
         if ($head->method === 'POST' && $head->contentType !== null && ($boundary = MultipartParser::boundaryOf($head->contentType)) !== null) {
-            $form = $this->formDecoder->decodeMultipart($body, $boundary);
+            $form = ($this->formDecoder ??= FormDecoder::fromIni())->decodeMultipart($body, $boundary);
         }
 
         // Positional: named arguments to a method of another file are matched by name at run

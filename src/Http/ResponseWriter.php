@@ -28,6 +28,9 @@ use Throwable;
  */
 final class ResponseWriter
 {
+    /** Streams bodies: made for the first that is not written in one piece (a hello server never loads it). */
+    private ?ResponseBodyWriter $bodyWriter = null;
+
     public function __construct(private readonly ServerContext $context)
     {
     }
@@ -110,7 +113,8 @@ final class ResponseWriter
                     return $whole;
                 }
             }
-            $keepAlive = $context->bodyWriter->write($framed, static function (string $data) use ($connection, $config): void {
+            $this->bodyWriter ??= new ResponseBodyWriter($context->logger);
+            $keepAlive = $this->bodyWriter->write($framed, static function (string $data) use ($connection, $config): void {
                 $connection->phase = ConnectionPhase::Writing;
                 $connection->phaseSince = $connection->windowStart = \microtime(true);
                 $connection->windowBytes = 0;

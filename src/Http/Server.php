@@ -134,9 +134,9 @@ final class Server
             throw new \LogicException('The server was already started');
         }
         $this->listener ??= self::listen($this->config->listen, $this->config->backlog);
-        foreach (Async::runtimeClasses() as $class) {
-            \class_exists($class); // enums are classes too: this loads every entry
-        }
+        // No class is loaded ahead for the day the descriptors run out: the reserve gives one up
+        // while any class autoloads (DescriptorExhaustionTest), so a hello server loads and keeps
+        // in opcache only what it runs.
         AutoloadReserve::install(); // before ConnectionLimit counts the descriptors open
         $this->connections->limit = ConnectionLimit::inForce($this->config->maxConnections, $this->logger);
         Classic\OutputCapture::install();

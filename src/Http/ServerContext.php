@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Bobbin\Http;
 
-use Bobbin\Http\Form\FormDecoder;
 use Psr\Http\Server\RequestHandlerInterface;
 use Psr\Log\LoggerInterface;
 
@@ -21,7 +20,6 @@ final readonly class ServerContext
     public ResponseFramer $framer;
     public TrustedProxies $trustedProxies;
     public RequestBuilder $requestBuilder;
-    public ResponseBodyWriter $bodyWriter;
     public ResponseWriter $responseWriter;
     public Classic\ClassicCapture $classic;
     public RequestIds $requestIds;
@@ -53,8 +51,7 @@ final readonly class ServerContext
         $this->serverHeaderLine = $config->serverHeader === '' ? '' : 'Server: ' . $config->serverHeader . "\r\n";
         $this->framer = new ResponseFramer($this->serverHeaderLine);
         $this->trustedProxies = TrustedProxies::fromList($config->trustedProxies);
-        $this->requestBuilder = new RequestBuilder(FormDecoder::fromIni(), $this->trustedProxies);
-        $this->bodyWriter = new ResponseBodyWriter($logger);
+        $this->requestBuilder = new RequestBuilder($this->trustedProxies);
         $this->responseWriter = new ResponseWriter($this);
         $this->classic = new Classic\ClassicCapture($logger, $config->strayOutput === 'log');
         $this->requestIds = new RequestIds();
