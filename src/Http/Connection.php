@@ -151,18 +151,22 @@ final class Connection
         } catch (StreamClosedException) {
             // Closed under us by the sweeper, to make room, or by a forced stop.
         } catch (Throwable $error) {
+            $this->close(); // first: a logger that throws leaves no connection open
             $this->context->logger->error('Connection failed: {error}', ['error' => $error, 'exception' => $error]);
-        } finally {
-            if (($parked || $released) && !$this->closed) {
-                // The fiber goes on with other work (the loop's callback fiber) or ends (one the
-                // handler took over); $fiber still names it for a report of what held the loop.
-                if ($parked) {
-                    $this->forgetWhileIdle();
-                }
-                $this->waitParked();
-            } else {
-                $this->close();
+
+            return;
+        }
+        // Not in a finally block: one stops the tracing JIT (FAST_CALL), and every request
+        // returns through here.
+        if (($parked || $released) && !$this->closed) {
+            // The fiber goes on with other work (the loop's callback fiber) or ends (one the
+            // handler took over); $fiber still names it for a report of what held the loop.
+            if ($parked) {
+                $this->forgetWhileIdle();
             }
+            $this->waitParked();
+        } else {
+            $this->close();
         }
     }
 

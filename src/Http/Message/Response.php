@@ -34,20 +34,8 @@ final class Response implements ResponseInterface
         if ($headers !== [] && HeaderRules::areKnownPlainFields($headers)) {
             // The usual response: fields checked before, kept as given until read (headerNames()).
             $this->plainHeaders = $headers;
-            $headers = [];
         } else {
-            $this->headerNames = [];
-        }
-        foreach ($headers as $name => $value) {
-            $name = (string) $name;
-            $lower = HeaderRules::lowerName($name);
-            if (isset($this->headerNames[$lower])) {
-                $stored = $this->headerNames[$lower];
-                $this->headers[$stored] = [...$this->headers[$stored], ...HeaderRules::values($value)];
-            } else {
-                $this->headers[$name] = HeaderRules::values($value);
-                $this->headerNames[$lower] = $name;
-            }
+            $this->setHeaders($headers); // a loop of its own: the usual response's trace has none
         }
         if (\is_string($body)) {
             $this->content = $body;
@@ -92,6 +80,26 @@ final class Response implements ResponseInterface
     public function getReasonPhrase(): string
     {
         return $this->reasonPhrase;
+    }
+
+    /**
+     * @param array<array-key, mixed> $headers name => value or values
+     * @throws \InvalidArgumentException for an invalid header
+     */
+    private function setHeaders(array $headers): void
+    {
+        $this->headerNames = [];
+        foreach ($headers as $name => $value) {
+            $name = (string) $name;
+            $lower = HeaderRules::lowerName($name);
+            if (isset($this->headerNames[$lower])) {
+                $stored = $this->headerNames[$lower];
+                $this->headers[$stored] = [...$this->headers[$stored], ...HeaderRules::values($value)];
+            } else {
+                $this->headers[$name] = HeaderRules::values($value);
+                $this->headerNames[$lower] = $name;
+            }
+        }
     }
 
     /** @throws \InvalidArgumentException for a status outside 100–599 or a reason with control characters */
