@@ -278,12 +278,16 @@ final class StreamWatcher
             $waiters->writer = $suspension;
         }
         $this->startWait($read, $suspension);
+        // Catch and rethrow, not finally (here and below): a finally block stops PHP's tracing
+        // JIT (FAST_CALL), and the code after a wait would run in the interpreter on every wait.
         if ($timeout === null && $cancellation === null) {
             try {
                 $suspension->suspend();
-            } finally {
+            } catch (\Throwable $error) {
                 $this->endWait($read, $suspension);
+                throw $error;
             }
+            $this->endWait($read, $suspension);
 
             return;
         }
@@ -302,15 +306,24 @@ final class StreamWatcher
         $cancellationId = $cancellation?->subscribe($wake);
         try {
             $suspension->suspend();
-        } finally {
+        } catch (\Throwable $error) {
             $waiting = false;
-            $this->endWait($read, $suspension);
-            if ($timerId !== null) {
-                EventLoop::cancel($timerId);
-            }
-            if ($cancellationId !== null) {
-                $cancellation->unsubscribe($cancellationId);
-            }
+            $this->endTimedWait($read, $suspension, $timerId, $cancellation, $cancellationId);
+            throw $error;
+        }
+        $waiting = false;
+        $this->endTimedWait($read, $suspension, $timerId, $cancellation, $cancellationId);
+    }
+
+    /** @param EventLoop\Suspension<mixed> $suspension */
+    private function endTimedWait(bool $read, EventLoop\Suspension $suspension, ?string $timerId, ?Cancellation $cancellation, ?string $cancellationId): void
+    {
+        $this->endWait($read, $suspension);
+        if ($timerId !== null) {
+            EventLoop::cancel($timerId);
+        }
+        if ($cancellationId !== null) {
+            $cancellation?->unsubscribe($cancellationId);
         }
     }
 
