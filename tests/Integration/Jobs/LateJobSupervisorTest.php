@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Jobs;
 
 use Bobbin\Tests\Support\HttpClient;
 use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Jobs\JobServerProbes;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -17,6 +18,8 @@ use PHPUnit\Framework\TestCase;
  */
 final class LateJobSupervisorTest extends TestCase
 {
+    use JobServerProbes;
+
     private ?MasterProcess $server = null;
     /** @var list<int> */
     private array $started = [];
@@ -129,14 +132,6 @@ final class LateJobSupervisorTest extends TestCase
         self::assertSame(0, $server->stop());
     }
 
-    private function get(MasterProcess $server, string $target): string
-    {
-        $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', $target);
-        self::assertSame(200, $response->status, $response->body . "\n" . $server->log());
-
-        return $response->body;
-    }
-
     /** @return list<string> the inodes of the sockets $pid holds */
     private static function socketInodes(int $pid): array
     {
@@ -148,23 +143,5 @@ final class LateJobSupervisorTest extends TestCase
         }
 
         return $inodes;
-    }
-
-    /** @return list<int> the live processes whose parent is $pid, sorted */
-    private static function childrenOf(int $pid): array
-    {
-        $children = [];
-        foreach ((array) \glob('/proc/[0-9]*/stat') as $file) {
-            $stat = @\file_get_contents((string) $file);
-            if (!\is_string($stat) || \preg_match('/^(\d+) .*\) (\S) (\d+) /s', $stat, $m) !== 1) {
-                continue;
-            }
-            if ((int) $m[3] === $pid && $m[2] !== 'Z') {
-                $children[] = (int) $m[1];
-            }
-        }
-        \sort($children);
-
-        return $children;
     }
 }

@@ -6,6 +6,7 @@ namespace Bobbin\Tests\Integration\Jobs;
 
 use Bobbin\Tests\Support\HttpClient;
 use Bobbin\Tests\Support\Jobs\JobPool;
+use Bobbin\Tests\Support\Jobs\JobServerProbes;
 use Bobbin\Tests\Support\Process\MasterProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -15,6 +16,8 @@ use PHPUnit\Framework\TestCase;
  */
 final class LazyJobWorkersTest extends TestCase
 {
+    use JobServerProbes;
+
     private ?MasterProcess $server = null;
 
     protected function tearDown(): void
@@ -71,32 +74,5 @@ final class LazyJobWorkersTest extends TestCase
         self::assertCount(1, $supervisor, 'The first task starts one supervisor for the job workers (LateJobSupervisorTest)');
         self::assertContains($answer['pid'], self::childrenOf($supervisor[0]));
         self::assertSame(0, $server->stop());
-    }
-
-    private function get(MasterProcess $server, string $target): string
-    {
-        $response = (new HttpClient('127.0.0.1', $server->port()))->request('GET', $target);
-        self::assertSame(200, $response->status, $response->body . "\n" . $server->log());
-
-        return $response->body;
-    }
-
-    /** @return list<int> the live processes whose parent is $pid, sorted */
-    private static function childrenOf(int $pid): array
-    {
-        $children = [];
-        foreach ((array) \glob('/proc/[0-9]*/stat') as $file) {
-            $stat = @\file_get_contents((string) $file);
-            // pid (comm) state ppid …; comm may hold spaces and parentheses: split after the last ')'.
-            if (!\is_string($stat) || \preg_match('/^(\d+) .*\) (\S) (\d+) /s', $stat, $m) !== 1) {
-                continue;
-            }
-            if ((int) $m[3] === $pid && $m[2] !== 'Z') {
-                $children[] = (int) $m[1];
-            }
-        }
-        \sort($children);
-
-        return $children;
     }
 }
