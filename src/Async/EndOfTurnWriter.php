@@ -31,7 +31,7 @@ final class EndOfTurnWriter
     /** At most this much per write: a write the kernel takes in part costs a copy of at most this much. */
     private const MAX_WRITE = 1_048_576;
 
-    /** @var list<string> entries not handed to the socket yet */
+    /** @var array<int, string> entries not handed to the socket yet, in order (keys kept when one is taken back) */
     private $queued = [];
     /** @var int bytes in $queued */
     public $queuedBytes = 0;
@@ -39,7 +39,13 @@ final class EndOfTurnWriter
     private $unwritten = '';
     /** @var int */
     private $offset = 0;
-    /** @var array<int, string> entries with a token still in $queued, by token */
+    /**
+     * Entries with a token still in $queued: their keys there, by token. By key, not by bytes:
+     * two entries may hold the same bytes (two identical Redis commands), and taking back the
+     * wrong one would shift whose reply is whose.
+     *
+     * @var array<int, int>
+     */
     private $unsent = [];
     /** @var resource|null the socket while the owner has one */
     private $stream = null;
@@ -133,7 +139,7 @@ final class EndOfTurnWriter
         $this->queued[] = $bytes;
         $this->queuedBytes += \strlen($bytes);
         if ($token !== null) {
-            $this->unsent[$token] = $bytes;
+            $this->unsent[$token] = \array_key_last($this->queued);
         }
         if (!$this->scheduled && !$this->writerActive && $this->stream !== null) {
             $this->scheduled = true;
@@ -147,7 +153,7 @@ final class EndOfTurnWriter
         $this->queued[] = $bytes;
         $this->queuedBytes += \strlen($bytes);
         if ($token !== null) {
-            $this->unsent[$token] = $bytes;
+            $this->unsent[$token] = \array_key_last($this->queued);
         }
         if ($this->queuedBytes >= $this->earlyWriteAt) {
             if ($this->stream !== null) {
@@ -162,8 +168,13 @@ final class EndOfTurnWriter
     /** Puts $bytes before everything queued (a reconnect's subscriptions). */
     public function prepend(string $bytes): void
     {
+        // array_unshift() numbers the keys anew (0, 1, …): the tokens' keys become positions + 1.
+        $positions = $this->unsent === [] ? [] : \array_flip(\array_keys($this->queued));
         \array_unshift($this->queued, $bytes);
         $this->queuedBytes += \strlen($bytes);
+        foreach ($this->unsent as $token => $key) {
+            $this->unsent[$token] = $positions[$key] + 1;
+        }
     }
 
     public function isEmpty(): bool
@@ -185,15 +196,14 @@ final class EndOfTurnWriter
     /** The entry of $token is not wanted any more: dropped if still queued. */
     public function forget(int $token): void
     {
-        $bytes = $this->unsent[$token] ?? null;
-        if ($bytes === null) {
+        $key = $this->unsent[$token] ?? null;
+        if ($key === null) {
             return;
         }
         unset($this->unsent[$token]);
-        $at = \array_search($bytes, $this->queued, true);
-        if ($at !== false) {
-            \array_splice($this->queued, $at, 1);
-            $this->queuedBytes -= \strlen($bytes);
+        if (isset($this->queued[$key])) {
+            $this->queuedBytes -= \strlen($this->queued[$key]);
+            unset($this->queued[$key]); // the others keep their keys
         }
     }
 
@@ -206,8 +216,12 @@ final class EndOfTurnWriter
     {
         $at = \array_search($bytes, $this->queued, true);
         if ($at !== false) {
-            \array_splice($this->queued, $at, 1);
+            unset($this->queued[$at]); // the others keep their keys (the tokens' are in $unsent)
             $this->queuedBytes -= \strlen($bytes);
+            $token = \array_search($at, $this->unsent, true);
+            if ($token !== false) {
+                unset($this->unsent[$token]);
+            }
 
             return true;
         }
@@ -256,14 +270,19 @@ final class EndOfTurnWriter
         $this->offset = 0;
         $kept = [];
         $bytes = 0;
-        foreach ($this->queued as $entry) {
+        foreach ($this->queued as $key => $entry) {
             if ($keep($entry)) {
-                $kept[] = $entry;
+                $kept[$key] = $entry; // keys kept: the tokens' are in $unsent
                 $bytes += \strlen($entry);
             }
         }
         $this->queued = $kept;
         $this->queuedBytes = $bytes;
+        foreach ($this->unsent as $token => $key) {
+            if (!isset($kept[$key])) {
+                unset($this->unsent[$token]);
+            }
+        }
     }
 
     /** The owner is closed: everything pending is dropped, appenders waiting for room get $reason. */
@@ -332,7 +351,7 @@ final class EndOfTurnWriter
 
                     return true;
                 }
-                $this->unwritten = \count($this->queued) === 1 ? $this->queued[0] : \implode('', $this->queued);
+                $this->unwritten = \count($this->queued) === 1 ? (string) \reset($this->queued) : \implode('', $this->queued);
                 $this->offset = 0;
                 $this->queued = [];
                 $this->queuedBytes = 0;

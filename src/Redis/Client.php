@@ -79,8 +79,8 @@ final class Client implements Executor
                 }
             }
         }
-        $id = $this->send($command, $cancellation, $connection);
-        $reply = $connection->await($id, $cancellation);
+        $id = $this->send($command, $cancellation, $connection, true);
+        $reply = $connection->awaitOrWithdraw($id, $cancellation);
         if ($reply instanceof ErrorReply) {
             throw ErrorFactory::forReply($reply, $command);
         }
@@ -297,17 +297,17 @@ final class Client implements Executor
      * @param array<int, mixed> $command
      * @param-out Connection $connection
      */
-    private function send(array $command, ?Cancellation $cancellation, ?Connection &$connection): int
+    private function send(array $command, ?Cancellation $cancellation, ?Connection &$connection, bool $mayWithdraw = false): int
     {
         // A caller that gave up already sends nothing (once queued, a command goes out: its number is taken).
         $cancellation?->throwIfRequested();
         $connection = $this->live($cancellation);
         try {
-            return $connection->send($command);
+            return $connection->send($command, false, $mayWithdraw);
         } catch (ConnectionLostException) {
             $connection = $this->connect($cancellation);
 
-            return $connection->send($command);
+            return $connection->send($command, false, $mayWithdraw);
         }
     }
 

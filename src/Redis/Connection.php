@@ -62,8 +62,10 @@ final class Connection implements Executor, ReplySource
     private readonly EndOfTurnWriter $writer;
     /** Number of the last command whose bytes joined the output. */
     private int $sent = 0;
-    /** Number of the last reply read. */
+    /** Number of the last reply read (or of a command taken back before it left: withdrawUnsent()). */
     private int $received = 0;
+    /** @var array<int, true> commands taken back before they left: no reply will come for them */
+    private array $withdrawn = [];
     /** Replies found by the last read: many means a crowd is about to send, and should share a write. */
     private int $lastDelivered = 0;
     /** @var array<int, true> commands of a pipeline whose replies are kept here for its caller */
@@ -123,7 +125,7 @@ final class Connection implements Executor, ReplySource
      */
     public function execute(array $command, ?Cancellation $cancellation = null): mixed
     {
-        $reply = $this->await($this->send($command), $cancellation);
+        $reply = $this->awaitOrWithdraw($this->send($command, false, true), $cancellation);
         if ($reply instanceof ErrorReply) {
             throw ErrorFactory::forReply($reply, $command);
         }
@@ -182,7 +184,7 @@ final class Connection implements Executor, ReplySource
      * @param array<int, mixed> $command
      * @param bool $more another command follows at once: never write this one alone
      */
-    public function send(array $command, bool $more = false): int
+    public function send(array $command, bool $more = false, bool $mayWithdraw = false): int
     {
         if (!$this->open) {
             throw $this->lost();
@@ -190,8 +192,9 @@ final class Connection implements Executor, ReplySource
         $frame = RespEncoder::command($command);
         $id = ++$this->sent;
         if ($more || $id - 1 !== $this->received || $this->lastDelivered > 1) {
-            // Commands of this loop tick leave together in one write at its end.
-            $this->writer->append($frame);
+            // Commands of this loop tick leave together in one write at its end (a lone
+            // command's caller may take it back until then: withdrawUnsent()).
+            $this->writer->append($frame, $mayWithdraw ? $id : null);
 
             return $id;
         }
@@ -225,6 +228,22 @@ final class Connection implements Executor, ReplySource
             throw new CommandTimeoutException(\sprintf('Redis (%s) did not answer within the command timeout of %.3f s', $this->config->describe(), $this->config->commandTimeout), 0, $e);
         } finally {
             $timeout->dispose();
+        }
+    }
+
+    /**
+     * @internal await() for a lone command sent with $mayWithdraw: cancelled in the tick it was
+     * queued in, it never leaves (a call that never reached the server raises the cancellation
+     * and did not run: the client contract).
+     * @throws ConnectionLostException|CommandTimeoutException|CancelledException|ProtocolException
+     */
+    public function awaitOrWithdraw(int $id, ?Cancellation $cancellation = null): mixed
+    {
+        try {
+            return $this->await($id, $cancellation);
+        } catch (CancelledException $e) {
+            $this->withdrawUnsent($id);
+            throw $e;
         }
     }
 
@@ -448,6 +467,10 @@ final class Connection implements Executor, ReplySource
                     continue;
                 }
                 $id = ++$this->received;
+                while (isset($this->withdrawn[$id])) { // taken back before it left: no reply of its own
+                    unset($this->withdrawn[$id]);
+                    $id = ++$this->received;
+                }
                 if ($id > $this->sent) {
                     throw new ProtocolException('Redis sent a reply to no command');
                 }
@@ -468,6 +491,26 @@ final class Connection implements Executor, ReplySource
             throw $this->lost();
         }
         $this->lastDelivered = $delivered;
+    }
+
+    /**
+     * Takes command $id back if its bytes have not left yet: no reply will come for it, so the
+     * replies that do come go to the commands after it (deliver() skips its number).
+     */
+    private function withdrawUnsent(int $id): void
+    {
+        if (!$this->writer->isUnsent($id)) {
+            return;
+        }
+        $this->writer->forget($id);
+        $this->withdrawn[$id] = true;
+        // Every reply before it came already: nothing will arrive to step past its number.
+        while (isset($this->withdrawn[$this->received + 1])) {
+            unset($this->withdrawn[++$this->received]);
+        }
+        if ($this->sent === $this->received && $this->open) {
+            $this->socket->markIdle();
+        }
     }
 
     /** A timed-out command whose reply never comes would hold every command behind it. */

@@ -93,4 +93,37 @@ final class PipelinedCancellationTest extends TestCase
         self::assertSame('mine', $client->command('ECHO', 'mine'));
         self::assertSame(0, $client->sharedConnection()->inFlight());
     }
+
+    /**
+     * A command cancelled in the tick it was queued in is taken back before the tick's write
+     * (the client contract: it never reaches the server). Replies are matched by position, so the
+     * very entry must go: here an identical INCR is queued before it, with another command
+     * between them, and taking that one instead would hand the ECHO's reply to the first INCR.
+     */
+    public function testTheCommandTakenBackBeforeTheWriteIsTheCancelledOneEvenBehindAnIdenticalOne(): void
+    {
+        $connection = Connection::connect(EmbeddedRedis::url());
+        $key = 'withdrawn:' . \bin2hex(\random_bytes(4));
+        // In flight meanwhile, so that the commands below wait for the tick's write together.
+        $busy = Async::run(static fn () => $connection->command('EVAL', "local t = redis.call('TIME') repeat local n = redis.call('TIME') until (n[1] - t[1]) * 1000000 + n[2] - t[2] > 50000 return 'busy'", '0'));
+        $source = new CancellationSource();
+        $first = Async::run(static fn () => $connection->command('INCR', $key));
+        $between = Async::run(static fn () => $connection->command('ECHO', 'between'));
+        $cancelled = Async::run(static fn () => $connection->command('INCR', $key, $source));
+        Async::run(static fn () => $source->cancel(new CancelledException('taken back')));
+
+        try {
+            $cancelled->await();
+            self::fail('The cancelled command must raise its cancellation');
+        } catch (CancelledException $e) {
+            self::assertSame('taken back', $e->getMessage());
+        }
+        self::assertSame('busy', $busy->await());
+        self::assertSame(1, $first->await());
+        self::assertSame('between', $between->await());
+        self::assertSame('1', $connection->command('GET', $key), 'the cancelled INCR ran');
+        self::assertSame('after', $connection->command('ECHO', 'after'));
+        self::assertSame(0, $connection->inFlight());
+        $connection->command('DEL', $key);
+    }
 }
