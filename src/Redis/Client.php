@@ -79,8 +79,9 @@ final class Client implements Executor
                 }
             }
         }
-        $id = $this->send($command, $cancellation, $connection, true);
-        $reply = $connection->awaitOrWithdraw($id, $cancellation);
+        // Only a command that can be cancelled is queued so that it can be taken back (a token per command).
+        $id = $this->send($command, $cancellation, $connection, $cancellation !== null);
+        $reply = $cancellation === null ? $connection->await($id) : $connection->awaitOrWithdraw($id, $cancellation);
         if ($reply instanceof ErrorReply) {
             throw ErrorFactory::forReply($reply, $command);
         }

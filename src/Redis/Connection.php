@@ -125,7 +125,10 @@ final class Connection implements Executor, ReplySource
      */
     public function execute(array $command, ?Cancellation $cancellation = null): mixed
     {
-        $reply = $this->awaitOrWithdraw($this->send($command, false, true), $cancellation);
+        // Only a command that can be cancelled is queued so that it can be taken back (a token per command).
+        $reply = $cancellation === null
+            ? $this->await($this->send($command))
+            : $this->awaitOrWithdraw($this->send($command, false, true), $cancellation);
         if ($reply instanceof ErrorReply) {
             throw ErrorFactory::forReply($reply, $command);
         }
