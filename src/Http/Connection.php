@@ -77,7 +77,7 @@ final class Connection
     private $requestId = '';
     /** @var bool the handled request passed its deadline and was cancelled (expire()) */
     private $pastDeadline = false;
-    /** The handled request's cancellation, made when something asks for it; public for ResponseWriter and OpenConnections. */
+    /** The handled request's cancellation, made when asked for (public for ResponseWriter, OpenConnections). */
     public readonly HandledRequestCancellation $cancellation;
     /** What this connection's fiber echoes (taken after each request). */
     private ?CapturedOutput $output = null;
@@ -156,8 +156,7 @@ final class Connection
 
             return;
         }
-        // Not in a finally block: one stops the tracing JIT (FAST_CALL), and every request
-        // returns through here.
+        // Not in a finally block: one stops the tracing JIT (FAST_CALL) on every request's way back.
         if (($parked || $released) && !$this->closed) {
             // The fiber goes on with other work (the loop's callback fiber) or ends (one the
             // handler took over); $fiber still names it for a report of what held the loop.
