@@ -449,7 +449,7 @@ final class Connection
             $cancellation = $this->cancellation;
             $cancellation->request = $this->requests; // its cancellation is made when asked for
             try {
-                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $this->requests, $requestId, $this->origin, $this->form);
+                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
             } catch (\InvalidArgumentException | MalformedBodyException $error) {
                 // A form decoded before the URI was refused has written its files already.
                 $this->form?->removeTemporaryFiles();

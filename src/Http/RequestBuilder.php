@@ -32,8 +32,8 @@ final class RequestBuilder
      * (@param, @return), not run-time checks (docs/ASYNC.md, Rules).
      *
      * @param RequestHead $head
-     * @param HandledRequestCancellation $cancellation where the request's cancellation is made when first asked
-     * @param int $requestNumber the request's number on its connection
+     * @param HandledRequestCancellation $cancellation where the request's cancellation is made when
+     *        first asked, set to the request's number on its connection
      * @param ConnectionOrigin $origin
      * @param ?FormData $form set to the request's multipart form, if it has one (its temporary
      *                        files are the connection's to remove)
@@ -47,7 +47,6 @@ final class RequestBuilder
         string $body,
         float $now,
         $cancellation,
-        int $requestNumber,
         string $requestId,
         $origin,
         ?FormData &$form,
@@ -83,7 +82,7 @@ final class RequestBuilder
             $form === null ? [] : $form->files,
             $now,
             $cancellation,
-            $requestNumber,
+            $cancellation->request,
             $requestId,
         );
     }

@@ -53,15 +53,7 @@ final class JobMaster
         if ($pid === 0) {
             \fclose($pair[0]);
             $supervisor->moveToThisProcess();
-            $code = 1;
-            try {
-                $code = self::supervise($supervisor, $pair[1], $logger);
-            } catch (\Throwable $error) {
-                $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
-            } finally {
-                $supervisor->close();
-            }
-            exit($code);
+            exit(self::superviseThenClose($supervisor, $pair[1], $logger));
         }
         \fclose($pair[1]);
         $supervisor->forgetInChild(); // the supervisor owns the socket now; this process only connects
@@ -94,17 +86,36 @@ final class JobMaster
         });
         try {
             $supervisor->open();
+        } catch (\Throwable $error) {
+            if ($error instanceof MasterFailedException) {
+                @\fwrite($parent, 'failed ' . \str_replace("\n", ' ', $error->getMessage()) . "\n");
+            } else {
+                $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
+            }
+            $supervisor->close();
 
+            return 1;
+        }
+
+        return self::superviseThenClose($supervisor, $parent, $logger);
+    }
+
+    /**
+     * supervise() in the supervisor's own process, forked or a program of its own; its exit code.
+     *
+     * @param resource $parent
+     */
+    private static function superviseThenClose(JobSupervisor $supervisor, $parent, LoggerInterface $logger): int
+    {
+        try {
             return self::supervise($supervisor, $parent, $logger);
-        } catch (MasterFailedException $failure) {
-            @\fwrite($parent, 'failed ' . \str_replace("\n", ' ', $failure->getMessage()) . "\n");
         } catch (\Throwable $error) {
             $logger->critical('The job workers\' supervisor failed: {error}', ['error' => $error, 'exception' => $error]);
+
+            return 1;
         } finally {
             $supervisor->close();
         }
-
-        return 1;
     }
 
     /** In the serving process, at its end: the job workers finish the tasks in hand (up to $timeout s) and exit. */

@@ -10,7 +10,7 @@ namespace Bobbin\Http\Message;
  * first reads or changes its attributes: a request whose application never asks makes no
  * cancellation and no array for them (issue 41: paid only when used).
  *
- * @internal implemented by Bobbin\Http\Connection
+ * @internal implemented by Bobbin\Http\HandledRequestCancellation
  */
 interface AttributesOnDemand
 {

@@ -48,11 +48,6 @@ final class HeaderRules
     }
 
     /**
-     * $name in lower case, for the case-insensitive map, once it is known to be a token.
-     *
-     * @throws \InvalidArgumentException
-     */
-    /**
      * Whether $headers (name => value) are fields that passed the checks before, each one
      * string, no two names alike but for case: such headers are valid as they are, and
      * values() would return each value unchanged.
@@ -76,6 +71,11 @@ final class HeaderRules
         return !$many || \count($lowers) === \count($headers);
     }
 
+    /**
+     * $name in lower case, for the case-insensitive map, once it is known to be a token.
+     *
+     * @throws \InvalidArgumentException
+     */
     public static function lowerName(string $name): string
     {
         return self::$knownNames[$name] ?? self::learnName($name);
