@@ -12,6 +12,8 @@ use Bobbin\Http\ListenAddress;
 use Bobbin\Http\Legacy\DocumentRoot;
 use Bobbin\Http\Legacy\GlobalScopeHandoffException;
 use Bobbin\Http\Legacy\LegacyConfig;
+use Bobbin\Http\Legacy\LegacyPool;
+use Bobbin\Http\Legacy\LegacyRunner;
 use Bobbin\Http\Legacy\LegacyGateway;
 use Bobbin\Http\Server;
 use Bobbin\Http\ServerConfig;
@@ -64,6 +66,7 @@ final class ServeCommand
         'legacy-children' => ['int', 'about 2 per core over all workers (at least 2 per worker)', 'with --legacy: scripts one worker runs at once (each in its own process); further requests wait in the worker\'s queue'],
         'legacy-memory-limit' => ['string', LegacyConfig::DEFAULT_MEMORY_LIMIT, 'with --legacy: memory_limit of each script\'s process, as php.ini\'s for a PHP-FPM child (-1: none)'],
         'legacy-docroot' => ['string', '', 'with --legacy, for applications of many .php files (WordPress, Adminer): serve DIR as nginx\'s try_files $uri $uri/ /index.php does — /a/b.php runs DIR/a/b.php, a directory its index.php, any other path DIR/index.php; only .php files inside DIR ever run, its other files are served as --static serves them (GET and HEAD; dotfiles refused); no APP_FILE then (docs/LEGACY.md)'],
+        'legacy-runner' => ['string', 'pool when its program is built (native/legacy-pool/build), else fork', 'with --legacy: where each request\'s script runs in a clean PHP state — pool: a child of the legacy pool, which starts and ends each request as PHP-FPM does (PHP\'s own request start-up and shut-down), at PHP-FPM\'s cost; fork: a process forked from the worker per request, no build step, more CPU per request (docs/LEGACY.md)'],
         'legacy-shared-state' => ['bool', 'false', 'with --legacy: run request after request in the worker itself instead of a fresh process each — faster, but globals, statics, functions, classes and constants of one request stay for the next (a logged-in user\'s too): only for scripts written for it (docs/LEGACY.md)'],
         'watch' => ['bool', 'false', 'for development: reload the workers when a PHP file under APP_FILE\'s folder changes (polled twice a second; vendor/, var/ and .git/ skipped); new code that fails to load leaves the old workers serving (needs the master)'],
                 'single-process' => ['bool', 'false', 'serve in this one process, without a master: nothing replaces it when application code calls exit() or hits a fatal error'],
@@ -96,7 +99,7 @@ final class ServeCommand
     private static function legacyConfig(array $options, bool $legacy, int $workers): LegacyConfig
     {
         $sharedState = self::flag('legacy-shared-state', $options['legacy-shared-state'] ?? false);
-        $given = \array_intersect(['legacy-children', 'legacy-memory-limit', 'legacy-shared-state', 'legacy-docroot'], \array_keys($options));
+        $given = \array_intersect(['legacy-children', 'legacy-memory-limit', 'legacy-shared-state', 'legacy-docroot', 'legacy-runner'], \array_keys($options));
         if (!$legacy && $given !== []) {
             throw new UsageException(\sprintf('--%s goes with --legacy', \reset($given)));
         }
@@ -106,6 +109,15 @@ final class ServeCommand
         if ($sharedState && isset($options['legacy-children'])) {
             throw new UsageException('--legacy-children counts script processes; --legacy-shared-state runs scripts in the worker itself, one at a time');
         }
+        $runnerOption = (string) ($options['legacy-runner'] ?? '');
+        if ($sharedState && $runnerOption !== '') {
+            throw new UsageException('--legacy-runner chooses where a clean process runs each script; --legacy-shared-state runs scripts in the worker itself');
+        }
+        $program = LegacyPool::program();
+        $runner = $runnerOption === '' ? ($program !== null ? LegacyRunner::Pool : LegacyRunner::Fork) : LegacyRunner::tryFrom($runnerOption);
+        if ($runner === null) {
+            throw new UsageException('--legacy-runner is pool or fork');
+        }
         try {
             $docroot = (string) ($options['legacy-docroot'] ?? '');
 
@@ -114,6 +126,9 @@ final class ServeCommand
                 $children,
                 (string) ($options['legacy-memory-limit'] ?? LegacyConfig::DEFAULT_MEMORY_LIMIT),
                 $docroot === '' ? null : new DocumentRoot($docroot),
+                $runner,
+                $runner === LegacyRunner::Pool ? $program : null,
+                $legacy && !$sharedState && $runnerOption === '' && $runner === LegacyRunner::Fork,
             );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());

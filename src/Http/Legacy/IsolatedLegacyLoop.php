@@ -64,12 +64,23 @@ final class IsolatedLegacyLoop implements ScriptLoop
         private readonly float $requestTimeout,
         /** --legacy-docroot's directory: its paths are kept in the realpath cache children inherit */
         private readonly ?string $documentRoot = null,
+        /** The legacy pool: scripts run in its processes instead of one forked per request */
+        private readonly ?LegacyPool $pool = null,
     ) {
         if ($children < 1) {
             throw new \InvalidArgumentException('--legacy-children must be at least 1');
         }
         $this->slots = new Semaphore($children);
         $this->closing = new CancellationSource();
+        if ($pool !== null) {
+            // The pool's processes keep their own caches from one request to the next, as
+            // PHP-FPM's children do; nothing of the fork's set-up is needed.
+            $this->sapi = new WebSapiSettings();
+            $this->reserve = null;
+            $pool->start();
+
+            return;
+        }
         $this->sapi = WebSapiSettings::fromLoadedIni();
         $this->reserve = ScriptProcessEnd::makeReserve();
         ChildProcessCalls::bind();
@@ -163,6 +174,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
 
     public function end(): int
     {
+        $this->pool?->stop();
         InputStream::withdraw();
 
         return ($this->onEnd)();
@@ -171,6 +183,21 @@ final class IsolatedLegacyLoop implements ScriptLoop
     /** @return bool true in the child */
     private function fork(QueuedRequest $item, Lock $slot): bool
     {
+        $hardDeadline = \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS;
+        if ($this->pool !== null) {
+            try {
+                $child = $this->pool->open($item->request, $this->script);
+            } catch (\RuntimeException $error) {
+                $slot->release();
+                $item->response->fail($error);
+
+                return false;
+            }
+            $this->running++;
+            Async::run($this->watch(...), $child, $item, $slot, $hardDeadline)->ignore();
+
+            return false;
+        }
         $pair = @\stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         $pid = $pair === false ? -1 : \pcntl_fork();
         if ($pair === false || $pid === -1) {
@@ -191,7 +218,6 @@ final class IsolatedLegacyLoop implements ScriptLoop
         }
         \fclose($pair[1]);
         $this->running++;
-        $hardDeadline = \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS;
         Async::run($this->watch(...), new ScriptChild($pid, $pair[0]), $item, $slot, $hardDeadline)->ignore();
 
         return false;

@@ -8,8 +8,9 @@ use Closure;
 use Psr\Log\LoggerInterface;
 
 /**
- * How `--legacy` runs its script: by default a fresh process per request (IsolatedLegacyLoop,
- * at most $children at once per worker, each with $memoryLimit); with --legacy-shared-state,
+ * How `--legacy` runs its script: by default each request in a clean PHP state
+ * (IsolatedLegacyLoop, at most $children at once per worker, each with $memoryLimit) — in a
+ * child of the legacy pool, or a process forked for it ($runner); with --legacy-shared-state,
  * request after request in the worker itself (LegacyLoop), faster and unsafe for scripts that
  * keep per-user state in globals.
  */
@@ -24,7 +25,15 @@ final readonly class LegacyConfig
         public string $memoryLimit = self::DEFAULT_MEMORY_LIMIT,
         /** --legacy-docroot: each request runs the .php file its path names (DocumentRoot) */
         public ?DocumentRoot $documentRoot = null,
+        public LegacyRunner $runner = LegacyRunner::Fork,
+        /** The pool's program (LegacyPool::program()), for LegacyRunner::Pool */
+        public ?string $poolProgram = null,
+        /** Whether the fork runner was chosen because no pool program is built (a warning at start) */
+        public bool $forkForWantOfPool = false,
     ) {
+        if ($runner === LegacyRunner::Pool && $poolProgram === null) {
+            throw new \InvalidArgumentException('--legacy-runner=pool needs the pool\'s program: build it with native/legacy-pool/build (a C compiler, PHP\'s headers and its embed library: Debian\'s gcc, php8.2-dev, libphp8.2-embed), or name it in BOBBIN_LEGACY_POOL');
+        }
         if ($sharedState && $documentRoot !== null) {
             // Files of a multi-file application declare their functions without require_once
             // guards against a second request: they need a fresh process per request.
@@ -53,7 +62,11 @@ final readonly class LegacyConfig
     /** Why this PHP cannot run this mode, or null. */
     public function unsupportedBecause(): ?string
     {
-        return $this->sharedState ? LegacyLoop::unsupportedBecause() : IsolatedLegacyLoop::unsupportedBecause();
+        return match (true) {
+            $this->sharedState => LegacyLoop::unsupportedBecause(),
+            $this->runner === LegacyRunner::Pool => \function_exists('proc_open') && \function_exists('posix_kill') ? null : 'the legacy pool needs proc_open() and the posix extension',
+            default => IsolatedLegacyLoop::unsupportedBecause(),
+        };
     }
 
     /**
@@ -63,7 +76,12 @@ final readonly class LegacyConfig
     public function loop(string $script, LegacyGateway $gateway, LoggerInterface $logger, Closure $onEnd, float $requestTimeout, ?Closure $onScriptExit = null): ScriptLoop
     {
         if (!$this->sharedState) {
-            return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout, $this->documentRoot?->directory);
+            if ($this->forkForWantOfPool) {
+                $logger->warning('--legacy forks a process per request: the legacy pool, which costs as much CPU per request as PHP-FPM, is not built (native/legacy-pool/build; docs/LEGACY.md)');
+            }
+            $pool = $this->runner === LegacyRunner::Pool ? new LegacyPool((string) $this->poolProgram, $this->children, $this->memoryLimit, $logger) : null;
+
+            return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout, $this->documentRoot?->directory, $pool);
         }
         $loop = new LegacyLoop($script, $gateway, $logger, $onEnd, $onScriptExit);
         // Before the server's own report: a script's exit() still sends the response it made.

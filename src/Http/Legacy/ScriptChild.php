@@ -10,8 +10,9 @@ use Bobbin\Async\CancelledException;
 use Bobbin\Async\TimeoutException;
 
 /**
- * The parent's view of one script process (the isolated legacy mode): reads the response it
- * sends as it ends, kills it past its deadline, reaps it.
+ * The worker's view of one script's process: reads the response it sends, kills it past its
+ * deadline, and — a forked child of its own — reaps it; a child of the legacy pool
+ * (LegacyPool) sends its pid first, and is done with once its connection is closed.
  *
  * @internal used by IsolatedLegacyLoop
  */
@@ -25,10 +26,19 @@ final class ScriptChild
     private ?int $status = null;
     private bool $reaped = false;
 
-    /** @param resource $socket the parent's end of the pair */
-    public function __construct(public readonly int $pid, private $socket)
+    /**
+     * @param int $pid 0 for a child of the pool, until it has said which
+     * @param resource $socket the parent's end of the pair
+     */
+    public function __construct(private int $pid, private $socket, private readonly bool $pooled = false)
     {
         \stream_set_blocking($socket, false);
+    }
+
+    /** @param resource $socket a connection to the pool, the request on its way */
+    public static function pooled($socket): self
+    {
+        return new self(0, $socket, true);
     }
 
     /**
@@ -43,7 +53,11 @@ final class ScriptChild
     public function response(?Cancellation $cancellation, float $hardDeadline): ScriptResponseFrame
     {
         while (true) {
-            $expected = ScriptResponseFrame::expectedLength($this->buffer);
+            if ($this->pid === 0 && \strlen($this->buffer) >= 4) {
+                $this->pid = (int) \unpack('N', $this->buffer)[1];
+                $this->buffer = \substr($this->buffer, 4);
+            }
+            $expected = $this->pid === 0 ? null : ScriptResponseFrame::expectedLength($this->buffer);
             if ($expected !== null && \strlen($this->buffer) >= $expected) {
                 $frame = \substr($this->buffer, 0, $expected);
                 $this->buffer = \substr($this->buffer, $expected);
@@ -88,6 +102,15 @@ final class ScriptChild
         if ($this->reaped) {
             return $this->status;
         }
+        if ($this->pooled) {
+            // The pool's process goes on to its next request; the pool replaces one that died.
+            $this->reaped = true;
+            if (\is_resource($this->socket)) {
+                \fclose($this->socket);
+            }
+
+            return null;
+        }
         $delay = 0.0005;
         $waited = 0.0;
         while (true) {
@@ -114,7 +137,7 @@ final class ScriptChild
     /** SIGKILL, unless reaped already (a streamed body dropped before the script ended). */
     public function kill(): void
     {
-        if (!$this->reaped) {
+        if (!$this->reaped && $this->pid > 0) {
             \posix_kill($this->pid, \SIGKILL);
         }
     }
