@@ -57,7 +57,9 @@ final class LegacyPool
         if ($listener === false) {
             throw new \RuntimeException("The legacy pool's socket {$this->socketPath} could not be made: $message");
         }
-        $command = [$this->program, '--children=' . $this->children, '-d', 'memory_limit=' . $this->memoryLimit];
+        // expose_php: the pool reads the CLI's php.ini, whose On (Debian's) meant nothing for a
+        // SAPI that sends no headers; Debian's PHP-FPM php.ini has it Off, as the fork runner had.
+        $command = [$this->program, '--children=' . $this->children, '-d', 'memory_limit=' . $this->memoryLimit, '-d', 'expose_php=Off'];
         $ini = \php_ini_loaded_file();
         $command[] = '--ini=' . ($ini === false ? '' : $ini);
         $environment = \getenv();

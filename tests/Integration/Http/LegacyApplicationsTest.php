@@ -21,6 +21,9 @@ use PHPUnit\Framework\TestCase;
  */
 final class LegacyApplicationsTest extends TestCase
 {
+    /** Where the scripts run (--legacy-runner). */
+    protected const RUNNER = 'pool';
+
     private const ADMINER = '/usr/share/adminer';
 
     private string $directory = '';
@@ -61,7 +64,7 @@ final class LegacyApplicationsTest extends TestCase
     {
         $temporary = $this->directory . '/tmp';
         @\mkdir($temporary);
-        $bobbin = ServerProcess::start(['--legacy', '--workers=1', '--legacy-children=4', '--legacy-docroot=' . $bobbinRoot], '', ['TMPDIR' => $temporary]);
+        $bobbin = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1', '--legacy-children=4', '--legacy-docroot=' . $bobbinRoot], '', ['TMPDIR' => $temporary]);
         $this->servers[] = $bobbin;
         $previous = \getenv('TMPDIR');
         \putenv('TMPDIR=' . $temporary); // PHP-FPM keeps its environment (clear_env = no)

@@ -15,6 +15,9 @@ use PHPUnit\Framework\TestCase;
  */
 final class LegacyDocumentRootTest extends TestCase
 {
+    /** Where the scripts run (--legacy-runner). */
+    protected const RUNNER = 'pool';
+
     private const FIXTURE = __DIR__ . '/../../Support/Legacy/docroot';
     /** Paths both servers answer alike: status, Location, body. */
     private const SAME_AS_FPM = [
@@ -51,7 +54,7 @@ final class LegacyDocumentRootTest extends TestCase
         \file_put_contents(self::$base . '/outside/secret.php', "<?php echo 'EXECUTED a file outside the root';\n");
         \symlink(self::$base . '/outside/secret.php', self::$root . '/linked-out.php');
         \symlink(self::$base . '/outside', self::$root . '/linked-dir');
-        self::$bobbin = ServerProcess::start(['--legacy', '--workers=1', '--legacy-children=2', '--legacy-docroot=' . self::$root], '');
+        self::$bobbin = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1', '--legacy-children=2', '--legacy-docroot=' . self::$root], '');
         self::$fpm = FpmServer::start('', ['--docroot=' . self::$root]);
     }
 

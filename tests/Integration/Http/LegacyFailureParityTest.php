@@ -12,15 +12,18 @@ use PHPUnit\Framework\TestCase;
  * fatal error's 500 closes its connection, a script past --request-timeout is killed and its
  * client told the outcome is unknown.
  */
-final class LegacyFailureParityTest extends TestCase
+class LegacyFailureParityTest extends TestCase
 {
+    /** Where the scripts run (--legacy-runner); LegacyFailureParityUnderForkTest runs the same tests with fork. */
+    protected const RUNNER = 'pool';
+
     private const SCRIPT = __DIR__ . '/../../Support/Legacy/isolation/index.php';
 
     private static ?ServerProcess $server = null;
 
     public static function setUpBeforeClass(): void
     {
-        self::$server = ServerProcess::start(['--legacy', '--workers=1', '--legacy-children=2', '--request-timeout=1'], self::SCRIPT);
+        self::$server = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1', '--legacy-children=2', '--request-timeout=1'], self::SCRIPT);
     }
 
     public static function tearDownAfterClass(): void

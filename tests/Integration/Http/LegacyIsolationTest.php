@@ -11,8 +11,11 @@ use PHPUnit\Framework\TestCase;
  * `--legacy` gives every request the clean PHP state PHP-FPM gives it (issue 37): nothing a
  * request declared, set, opened or registered is visible to the next one on the same worker.
  */
-final class LegacyIsolationTest extends TestCase
+class LegacyIsolationTest extends TestCase
 {
+    /** Where the scripts run (--legacy-runner); LegacyIsolationUnderForkTest runs the same tests with fork. */
+    protected const RUNNER = 'pool';
+
     private const DIRECTORY = __DIR__ . '/../../Support/Legacy/isolation';
 
     private static ?ServerProcess $server = null;
@@ -20,8 +23,8 @@ final class LegacyIsolationTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        self::$server = ServerProcess::start(['--legacy', '--workers=1'], self::DIRECTORY . '/index.php');
-        self::$dashboard = ServerProcess::start(['--legacy', '--workers=1'], self::DIRECTORY . '/dashboard.php');
+        self::$server = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1'], self::DIRECTORY . '/index.php');
+        self::$dashboard = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1'], self::DIRECTORY . '/dashboard.php');
     }
 
     public static function tearDownAfterClass(): void

@@ -13,8 +13,11 @@ use PHPUnit\Framework\TestCase;
  * cookie, a session, a redirect with exit) and answers, response by response, what nginx +
  * PHP-FPM answers for the same file (the reference, in this test).
  */
-final class LegacyModeTest extends TestCase
+class LegacyModeTest extends TestCase
 {
+    /** Where the scripts run (--legacy-runner); LegacyModeUnderForkTest runs the same tests with fork. */
+    protected const RUNNER = 'pool';
+
     private const SCRIPT = __DIR__ . '/../../Support/Legacy/index.php';
     /** The conversation, in order: method, path, extra curl arguments. */
     private const CONVERSATION = [
@@ -39,7 +42,7 @@ final class LegacyModeTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        self::$bobbin = ServerProcess::start(['--legacy', '--workers=1'], self::SCRIPT);
+        self::$bobbin = ServerProcess::start(['--legacy', '--legacy-runner=' . static::RUNNER, '--workers=1'], self::SCRIPT);
         self::$fpm = FpmServer::start('', ['--front-controller=' . self::SCRIPT]);
     }
 
