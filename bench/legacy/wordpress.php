@@ -7,8 +7,11 @@ declare(strict_types=1);
  * (issue 37, item 4): Debian's WordPress, its front page (anonymous) and an admin page (the
  * post list, /wp-admin/edit.php, with an administrator's cookies), served by
  *
- *   bobbin-legacy   bin/bobbin serve --legacy --legacy-docroot=ROOT --workers=1
- *                   --legacy-children=N: a fresh process forked from the worker per request
+ *   bobbin-legacy   bin/bobbin serve --legacy --legacy-runner=pool --legacy-docroot=ROOT --workers=1
+ *                   --legacy-children=N: the legacy pool's N processes, PHP's own request
+ *                   start-up and shut-down around each request (native/legacy-pool)
+ *   bobbin-legacy-fork  the same with --legacy-runner=fork: a fresh process forked from the
+ *                   worker per request
  *   fpm             nginx + PHP-FPM, pm = static, pm.max_children = N (apps/aircraft/fpm/ctl
  *                   --docroot, the nginx configuration WordPress documents)
  *
@@ -103,7 +106,10 @@ $site = WordPressSite::create($directory, $mysql, $mysql->createDatabase('bench_
 $env = ['TMPDIR' => $directory . '/tmp'];
 $starts = [
     'bobbin-legacy' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
-        '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+        '--legacy', '--legacy-runner=pool', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+    ]),
+    'bobbin-legacy-fork' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-fork', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
+        '--legacy', '--legacy-runner=fork', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
     // --legacy as it ran before it turned the JIT off (OpcacheRelaunch): what the JIT costs a fresh process
     'bobbin-legacy-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-jit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', [

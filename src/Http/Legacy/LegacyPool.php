@@ -20,8 +20,8 @@ use Psr\Log\LoggerInterface;
  */
 final class LegacyPool
 {
-    /** Where `native/legacy-pool/build` puts the program by default. */
-    public const BUILT_PROGRAM = __DIR__ . '/../../../var/native/bobbin-legacy-pool';
+    /** Where `make -C native` and `native/legacy-pool/build` put the program. */
+    public const BUILT_PROGRAM = __DIR__ . '/../../../native/build/bobbin-legacy-pool';
     private const WRITE_CHUNK = 262144;
 
     /** @var resource|null */
