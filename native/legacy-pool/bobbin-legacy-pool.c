@@ -29,8 +29,11 @@
 #include <main/SAPI.h>
 #include <main/php_main.h>
 #include <main/php_variables.h>
+#include <main/php_output.h>
+#include <ext/standard/head.h>
 #include <Zend/zend_signal.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -73,6 +76,7 @@ static struct {
     buffer header_lines; /* (u32 length, line)… as the frame carries them */
     uint32_t header_count;
     buffer fatal;        /* "message in file:line" of the fatal error that ended the script */
+    bool finished;       /* fastcgi_finish_request(): the response went; later output goes nowhere */
 } request;
 
 static void (*php_error_callback)(int, zend_string *, const uint32_t, zend_string *);
@@ -190,6 +194,9 @@ static int pool_startup(sapi_module_struct *module)
 
 static size_t pool_ub_write(const char *bytes, size_t length)
 {
+    if (request.finished) {
+        return length;
+    }
     append(&request.output, bytes, length);
     if (request.output.length >= OUTPUT_CHUNK && request.head_captured) {
         send_frame(true);
@@ -200,6 +207,9 @@ static size_t pool_ub_write(const char *bytes, size_t length)
 static void pool_flush(void *server_context)
 {
     (void) server_context;
+    if (request.finished) {
+        return;
+    }
     /* As under PHP-FPM, a flush() before any output sends nothing: header() still works after it. */
     if (request.head_captured && (request.output.length > 0 || !request.head_sent)) {
         send_frame(true);
@@ -287,6 +297,61 @@ static void pool_error_cb(int type, zend_string *file, const uint32_t line, zend
     php_error_callback(type, file, line, message);
 }
 
+/* --- what PHP-FPM adds to PHP, for scripts written for it --- */
+
+/* Sends the response now; the script runs on, its further output going nowhere. */
+ZEND_FUNCTION(fastcgi_finish_request)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    if (request.finished) {
+        RETURN_FALSE;
+    }
+    php_output_end_all();
+    php_header();
+    send_frame(false);
+    request.finished = true;
+    RETURN_TRUE;
+}
+
+/* The request's headers by name, as the client wrote them: rebuilt from the HTTP_* variables. */
+ZEND_FUNCTION(getallheaders)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    array_init(return_value);
+    for (uint32_t i = 0; i < request.count; i++) {
+        const char *name = request.names[i];
+        bool content = strcmp(name, "CONTENT_TYPE") == 0 || strcmp(name, "CONTENT_LENGTH") == 0;
+        if (!content && strncmp(name, "HTTP_", 5) != 0) {
+            continue;
+        }
+        const char *from = content ? name : name + 5;
+        size_t length = strlen(from);
+        char *header = emalloc(length + 1);
+        bool word_start = true;
+        for (size_t j = 0; j < length; j++) {
+            char c = from[j] == '_' ? '-' : from[j];
+            header[j] = word_start ? c : (char) tolower((unsigned char) c);
+            word_start = c == '-';
+        }
+        header[length] = '\0';
+        add_assoc_stringl_ex(return_value, header, length, request.values[i], request.value_lengths[i]);
+        efree(header);
+    }
+}
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_fastcgi_finish_request, 0, 0, _IS_BOOL, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_getallheaders, 0, 0, IS_ARRAY, 0)
+ZEND_END_ARG_INFO()
+
+static const zend_function_entry pool_functions[] = {
+    ZEND_FE(fastcgi_finish_request, arginfo_fastcgi_finish_request)
+    ZEND_FE(getallheaders, arginfo_getallheaders)
+    ZEND_FALIAS(apache_request_headers, getallheaders, arginfo_getallheaders)
+    ZEND_FE_END
+};
+
 static sapi_module_struct pool_sapi = {
     /* opcache caches scripts only under the web SAPIs it knows; scripts see the one they were written for */
     .name = "fpm-fcgi",
@@ -302,6 +367,7 @@ static sapi_module_struct pool_sapi = {
     .log_message = pool_log_message,
     .default_post_reader = NULL,
     .php_ini_ignore_cwd = 1,
+    .additional_functions = pool_functions,
 };
 
 /* --- one request --- */
@@ -379,7 +445,7 @@ static void forget_request(void)
     request.header_lines.length = 0;
     request.header_count = 0;
     request.fatal.length = 0;
-    request.head_captured = request.head_sent = false;
+    request.head_captured = request.head_sent = request.finished = false;
     request.status = 200;
 }
 
@@ -428,7 +494,9 @@ static void run_request(int connection)
     zend_destroy_file_handle(&file);
     php_request_shutdown(NULL);
     SG(server_context) = NULL;
-    send_frame(false);
+    if (!request.finished) {
+        send_frame(false);
+    }
     drain_body();
     forget_request();
 }

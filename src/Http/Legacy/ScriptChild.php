@@ -25,6 +25,8 @@ final class ScriptChild
     private string $buffer = '';
     private ?int $status = null;
     private bool $reaped = false;
+    /** Past it the process is killed: set by response(). */
+    private float $hardDeadline = \INF;
 
     /**
      * @param int $pid 0 for a child of the pool, until it has said which
@@ -52,6 +54,7 @@ final class ScriptChild
      */
     public function response(?Cancellation $cancellation, float $hardDeadline): ScriptResponseFrame
     {
+        $this->hardDeadline = $hardDeadline;
         while (true) {
             if ($this->pid === 0 && \strlen($this->buffer) >= 4) {
                 $this->pid = (int) \unpack('N', $this->buffer)[1];
@@ -103,7 +106,10 @@ final class ScriptChild
             return $this->status;
         }
         if ($this->pooled) {
-            // The pool's process goes on to its next request; the pool replaces one that died.
+            // The pool's process goes on to its next request once it closes the connection
+            // (a script that called fastcgi_finish_request() runs on after its response); the
+            // pool replaces one that died.
+            $this->awaitClose();
             $this->reaped = true;
             if (\is_resource($this->socket)) {
                 \fclose($this->socket);
@@ -131,6 +137,31 @@ final class ScriptChild
             Async::delay($delay);
             $waited += $delay;
             $delay = \min(0.05, $delay * 2);
+        }
+    }
+
+    /** Until the pool's process closes the connection, or is killed past the deadline. */
+    private function awaitClose(): void
+    {
+        while (\is_resource($this->socket)) {
+            $chunk = @\fread($this->socket, self::CHUNK);
+            if ($chunk === false || \feof($this->socket)) {
+                return;
+            }
+            if ($chunk !== '') {
+                continue; // nothing is sent after the last frame; a broken process's bytes are dropped
+            }
+            $remaining = $this->hardDeadline - \microtime(true);
+            try {
+                if ($remaining <= 0.0) {
+                    throw new TimeoutException('past the deadline');
+                }
+                Async::awaitReadable($this->socket, $remaining);
+            } catch (CancelledException) {
+                $this->kill();
+
+                return;
+            }
         }
     }
 
