@@ -108,6 +108,10 @@ $starts = [
     'bobbin-legacy' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
         '--legacy', '--legacy-runner=pool', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
+    // The pool with the tracing JIT (BOBBIN_LEGACY_POOL_JIT names a wrapper that adds its -d flags)
+    'bobbin-legacy-pool-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-pool-jit', '', SERVER_CPU, 1, $env + ['BOBBIN_LEGACY_POOL' => (string) \getenv('BOBBIN_LEGACY_POOL_JIT')], '/wp-admin/install.php', serveOptions: [
+        '--legacy', '--legacy-runner=pool', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+    ]),
     'bobbin-legacy-fork' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-fork', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
         '--legacy', '--legacy-runner=fork', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),

@@ -57,7 +57,8 @@ final class ScriptChild
         $this->hardDeadline = $hardDeadline;
         while (true) {
             if ($this->pid === 0 && \strlen($this->buffer) >= 4) {
-                $this->pid = (int) \unpack('N', $this->buffer)[1];
+                $pid = \unpack('N', $this->buffer);
+                $this->pid = (int) ($pid[1] ?? 0);
                 $this->buffer = \substr($this->buffer, 4);
             }
             $expected = $this->pid === 0 ? null : ScriptResponseFrame::expectedLength($this->buffer);
