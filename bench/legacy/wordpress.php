@@ -33,8 +33,9 @@ declare(strict_types=1);
  *   flock /tmp/bobbin-bench.lock php bench/legacy/wordpress.php [--seconds=8] [--rounds=5]
  *       [--children=4] [--connections=10] [--variants=bobbin-legacy,fpm] [--write-doc] [--hold]
  *
- * --variants also knows bobbin-legacy-jit (the tracing JIT on, as --legacy ran before it
- * turned it off for its process per request) and bobbin-legacy-huge (PHP's allocator on
+ * --variants also knows bobbin-legacy-nojit (the pool without its tracing JIT, `php -d
+ * opcache.jit=off`), bobbin-legacy-jit (the fork runner with the tracing JIT on, as --legacy ran before it
+ * turned it off for its process per request) and bobbin-legacy-huge (the fork runner, PHP's allocator on
  * transparent huge pages, USE_ZEND_ALLOC_HUGE_PAGES=1) and bobbin-legacy-baseline (bin/bobbin of the
  * checkout --baseline=DIR names, e.g. `git archive main | tar -x -C DIR` with vendor/ copied, not linked: a
  * change and what it changed, in the same run). --hold sets
@@ -108,8 +109,8 @@ $starts = [
     'bobbin-legacy' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
         '--legacy', '--legacy-runner=pool', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
-    // The pool with the tracing JIT (BOBBIN_LEGACY_POOL_JIT names a wrapper that adds its -d flags)
-    'bobbin-legacy-pool-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-pool-jit', '', SERVER_CPU, 1, $env + ['BOBBIN_LEGACY_POOL' => (string) \getenv('BOBBIN_LEGACY_POOL_JIT')], '/wp-admin/install.php', serveOptions: [
+    // The pool without the tracing JIT (a user's -d setting reaches the pool's PHP)
+    'bobbin-legacy-nojit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-nojit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', ['-d', 'opcache.jit=off'], [
         '--legacy', '--legacy-runner=pool', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
     'bobbin-legacy-fork' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-fork', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', serveOptions: [
@@ -118,10 +119,10 @@ $starts = [
     // --legacy as it ran before it turned the JIT off (OpcacheRelaunch): what the JIT costs a fresh process
     'bobbin-legacy-jit' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-jit', '', SERVER_CPU, 1, $env, '/wp-admin/install.php', [
         '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit_buffer_size=64M', '-d', 'opcache.jit=tracing',
-    ], ['--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children]),
+    ], ['--legacy', '--legacy-runner=fork', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children]),
     // PHP's allocator on transparent huge pages (2 MB chunks): one fault per chunk instead of 512
     'bobbin-legacy-huge' => static fn (): Server => BobbinServer::start($root, 'bobbin-legacy-huge', '', SERVER_CPU, 1, $env + ['USE_ZEND_ALLOC_HUGE_PAGES' => '1'], '/wp-admin/install.php', serveOptions: [
-        '--legacy', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
+        '--legacy', '--legacy-runner=fork', '--legacy-docroot=' . $site->root, '--legacy-children=' . $children,
     ]),
     // Another checkout's bin/bobbin (--baseline=DIR, with its vendor/): a change measured beside what it changed, in one run
     'bobbin-legacy-baseline' => static fn (): Server => BobbinServer::start($baseline ?? throw new \InvalidArgumentException('bobbin-legacy-baseline needs --baseline=DIR'),

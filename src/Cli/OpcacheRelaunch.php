@@ -86,6 +86,38 @@ final class OpcacheRelaunch
     }
 
     /**
+     * The `-d name=value` settings this PHP was started with by its user, without those the
+     * relaunch put first: for a process that must see the same settings with other defaults
+     * (the legacy pool).
+     *
+     * @param list<string> $commandLine PHP's own, as /proc/self/cmdline has it
+     * @param array<string, string> $environment
+     * @return list<string> "name=value", in their order
+     */
+    public static function userSettingsOf(array $commandLine, int $argumentCount, array $environment): array
+    {
+        $options = self::phpOptionsOf($commandLine, $argumentCount);
+        $settings = [];
+        for ($i = 0, $count = \count($options); $i < $count; $i++) {
+            if ($options[$i] === '-d' && isset($options[$i + 1])) {
+                $settings[] = $options[++$i];
+            } elseif (\str_starts_with($options[$i], '-d') && \strlen($options[$i]) > 2) {
+                $settings[] = \substr($options[$i], 2);
+            }
+        }
+        if (isset($environment[self::MARKER])) {
+            foreach ([self::SETTINGS, self::LEGACY_PER_REQUEST_SETTINGS] as $added) {
+                $prefix = \array_map(static fn (string $name, string $value): string => "$name=$value", \array_keys($added), $added);
+                if (\array_slice($settings, 0, \count($prefix)) === $prefix) {
+                    return \array_slice($settings, \count($prefix));
+                }
+            }
+        }
+
+        return $settings;
+    }
+
+    /**
      * Replaces this process with PHP and opcache on, when wanted; returns only when it is not.
      *
      * @param list<string> $arguments

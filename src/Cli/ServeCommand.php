@@ -129,10 +129,29 @@ final class ServeCommand
                 $runner,
                 $runner === LegacyRunner::Pool ? $program : null,
                 $legacy && !$sharedState && $runnerOption === '' && $runner === LegacyRunner::Fork,
+                $runner === LegacyRunner::Pool ? self::userPhpSettings() : [],
             );
         } catch (\InvalidArgumentException $error) {
             throw new UsageException($error->getMessage());
         }
+    }
+
+    /**
+     * The `php -d` settings the user started bin/bobbin with (not the opcache relaunch's own).
+     *
+     * @return list<string>
+     */
+    private static function userPhpSettings(): array
+    {
+        $commandLine = @\file_get_contents('/proc/self/cmdline');
+        $argv = $_SERVER['argv'] ?? [];
+        if (!\is_string($commandLine) || $commandLine === '' || !\is_array($argv)) {
+            return [];
+        }
+        /** @var array<string, string> $environment */
+        $environment = \getenv();
+
+        return OpcacheRelaunch::userSettingsOf(\explode("\0", \rtrim($commandLine, "\0")), \max(0, \count($argv) - 1), $environment);
     }
 
     /**

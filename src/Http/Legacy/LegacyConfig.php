@@ -30,6 +30,8 @@ final readonly class LegacyConfig
         public ?string $poolProgram = null,
         /** Whether the fork runner was chosen because no pool program is built (a warning at start) */
         public bool $forkForWantOfPool = false,
+        /** @var list<string> the user's own `php -d name=value` settings, for the pool's PHP (forked processes inherit them) */
+        public array $phpSettings = [],
     ) {
         if ($runner === LegacyRunner::Pool && $poolProgram === null) {
             throw new \InvalidArgumentException('--legacy-runner=pool needs the pool\'s program: build it with native/legacy-pool/build (a C compiler, PHP\'s headers and its embed library: Debian\'s gcc, php8.2-dev, libphp8.2-embed), or name it in BOBBIN_LEGACY_POOL');
@@ -79,7 +81,7 @@ final readonly class LegacyConfig
             if ($this->forkForWantOfPool) {
                 $logger->warning('--legacy forks a process per request: the legacy pool, which costs as much CPU per request as PHP-FPM, is not built (native/legacy-pool/build; docs/LEGACY.md)');
             }
-            $pool = $this->runner === LegacyRunner::Pool ? new LegacyPool((string) $this->poolProgram, $this->children, $this->memoryLimit, $logger) : null;
+            $pool = $this->runner === LegacyRunner::Pool ? new LegacyPool((string) $this->poolProgram, $this->children, $this->memoryLimit, $logger, $this->phpSettings) : null;
 
             return new IsolatedLegacyLoop($script, $gateway, $logger, $onEnd, $this->children, $this->memoryLimit, $requestTimeout, $this->documentRoot?->directory, $pool);
         }

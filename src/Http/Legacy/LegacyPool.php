@@ -29,14 +29,26 @@ final class LegacyPool
     private string $socketPath = '';
 
     /**
+     * The pool's PHP settings before the user's own: the tracing JIT, as `bin/bobbin serve` runs
+     * applications (a pool's processes keep their traces from one request to the next, in
+     * opcache's shared memory, as PHP-FPM's children would with it on; docs/LEGACY.md, "Cost
+     * beside PHP-FPM"); expose_php off: the pool reads the CLI's php.ini, whose On (Debian's)
+     * meant nothing for a SAPI that sends no headers, and Debian's PHP-FPM php.ini has it Off.
+     */
+    public const DEFAULT_SETTINGS = ['opcache.jit_buffer_size=64M', 'opcache.jit=tracing', 'expose_php=Off'];
+
+    /**
      * @param int $children scripts running at once: the pool's processes
      * @param string $memoryLimit memory_limit of each (--legacy-memory-limit)
+     * @param list<string> $settings the user's own `php -d name=value` settings: after the pool's
+     *        defaults, so that they win (memory_limit aside: --legacy-memory-limit's)
      */
     public function __construct(
         private readonly string $program,
         private readonly int $children,
         private readonly string $memoryLimit,
         private readonly LoggerInterface $logger,
+        private readonly array $settings = [],
     ) {
     }
 
@@ -57,9 +69,10 @@ final class LegacyPool
         if ($listener === false) {
             throw new \RuntimeException("The legacy pool's socket {$this->socketPath} could not be made: $message");
         }
-        // expose_php: the pool reads the CLI's php.ini, whose On (Debian's) meant nothing for a
-        // SAPI that sends no headers; Debian's PHP-FPM php.ini has it Off, as the fork runner had.
-        $command = [$this->program, '--children=' . $this->children, '-d', 'memory_limit=' . $this->memoryLimit, '-d', 'expose_php=Off'];
+        $command = [$this->program, '--children=' . $this->children];
+        foreach ([...self::DEFAULT_SETTINGS, ...$this->settings, 'memory_limit=' . $this->memoryLimit] as $setting) {
+            \array_push($command, '-d', $setting);
+        }
         $ini = \php_ini_loaded_file();
         $command[] = '--ini=' . ($ini === false ? '' : $ini);
         $environment = \getenv();

@@ -116,6 +116,55 @@ final class LegacyPoolTest extends TestCase
         self::assertSame([], \array_values(\array_filter($pool, static fn (int $p): bool => \is_dir("/proc/$p") && !\str_contains((string) @\file_get_contents("/proc/$p/stat"), ') Z '))));
     }
 
+    public function testThePoolRunsWithTheTracingJitAndTheUsersOwnPhpSettingsWin(): void
+    {
+        [$defaults] = self::curl([self::server()->url('/settings.php')]);
+        $server = ServerProcess::start(
+            ['--legacy', '--legacy-runner=pool', '--single-process', '--legacy-memory-limit=64M', '--legacy-docroot=' . self::DOCROOT],
+            '',
+            phpOptions: ['-d', 'precision=7', '-d', 'opcache.jit=off', '-d', 'memory_limit=1G'],
+        );
+        try {
+            [$given, $errors] = self::curl([$server->url('/settings.php')]);
+        } finally {
+            $server->stop();
+        }
+
+        self::assertSame(['precision' => '14', 'memory_limit' => '128M', 'jit' => true], \json_decode($defaults, true), $defaults);
+        // memory_limit is --legacy-memory-limit's: the worker's own is not the scripts'.
+        self::assertSame(['precision' => '7', 'memory_limit' => '64M', 'jit' => false], \json_decode($given, true), $given . $errors);
+    }
+
+    public function testTheRunnerOptionIsCheckedBeforeTheServerStarts(): void
+    {
+        $script = self::DOCROOT . '/pid.php';
+        [$bogus, , $bogusErrors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-runner=threads', $script]);
+        [$alone, , $aloneErrors] = ServerProcess::runToCompletion(['serve', '--legacy-runner=pool', $script]);
+        [$shared, , $sharedErrors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-shared-state', '--legacy-runner=fork', $script]);
+        [$unbuilt, , $unbuiltErrors] = ServerProcess::runToCompletion(['serve', '--legacy', '--legacy-runner=pool', $script], ['BOBBIN_LEGACY_POOL' => '/nonexistent/bobbin-legacy-pool']);
+
+        self::assertSame([2, 2, 2, 2], [$bogus, $alone, $shared, $unbuilt], $bogusErrors . $aloneErrors . $sharedErrors . $unbuiltErrors);
+        self::assertStringContainsString('--legacy-runner is pool or fork', $bogusErrors);
+        self::assertStringContainsString('--legacy-runner goes with --legacy', $aloneErrors);
+        self::assertStringContainsString('--legacy-shared-state runs scripts in the worker itself', $sharedErrors);
+        self::assertStringContainsString('native/legacy-pool/build', $unbuiltErrors);
+    }
+
+    public function testWithoutThePoolsProgramTheForkRunnerServesAndSaysWhy(): void
+    {
+        $server = ServerProcess::start(['--legacy', '--single-process', '--legacy-docroot=' . self::DOCROOT], '', ['BOBBIN_LEGACY_POOL' => '/nonexistent/bobbin-legacy-pool']);
+        try {
+            [$pid] = self::curl([$server->url('/pid.php')]);
+            [$again] = self::curl([$server->url('/pid.php')]);
+        } finally {
+            $server->stop();
+        }
+
+        self::assertMatchesRegularExpression('/^\d+$/', $pid);
+        self::assertNotSame($pid, $again, 'a process per request');
+        self::assertStringContainsString('--legacy forks a process per request', $server->log());
+    }
+
     /** @return list<int> */
     private static function descendants(int $root): array
     {

@@ -20,10 +20,11 @@ final class ServerProcess
     /**
      * @param list<string> $options extra command-line options
      * @param array<string, string> $environment
+     * @param list<string> $phpOptions
      */
-    private function __construct(string $appFile, array $options, array $environment, ?int $fileLimit)
+    private function __construct(string $appFile, array $options, array $environment, ?int $fileLimit, array $phpOptions)
     {
-        $this->child = new BobbinChild(\array_merge(['serve'], $appFile === '' ? [] : [$appFile], ['--listen=127.0.0.1:0'], $options), $environment, $fileLimit);
+        $this->child = new BobbinChild(\array_merge(['serve'], $appFile === '' ? [] : [$appFile], ['--listen=127.0.0.1:0'], $options), $environment, $fileLimit, $phpOptions);
         $this->pid = $this->child->pid;
         $this->address = $this->child->awaitLog('/Listening on (\S+)/', 15.0, 'bin/bobbin serve did not start')[1];
         $this->port = (int) \substr($this->address, (int) \strrpos($this->address, ':') + 1);
@@ -33,10 +34,11 @@ final class ServerProcess
      * @param list<string> $options extra command-line options
      * @param string $appFile '' for none (--legacy-docroot)
      * @param array<string, string> $environment
+     * @param list<string> $phpOptions PHP's own, before bin/bobbin (`-d name=value`)
      */
-    public static function start(array $options = [], string $appFile = __DIR__ . '/test-app.php', array $environment = [], ?int $fileLimit = null): self
+    public static function start(array $options = [], string $appFile = __DIR__ . '/test-app.php', array $environment = [], ?int $fileLimit = null, array $phpOptions = []): self
     {
-        return new self($appFile, $options, $environment, $fileLimit);
+        return new self($appFile, $options, $environment, $fileLimit, $phpOptions);
     }
 
     /**

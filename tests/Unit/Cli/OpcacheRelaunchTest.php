@@ -69,4 +69,16 @@ final class OpcacheRelaunchTest extends TestCase
         self::assertSame(['-d', 'opcache.jit=disable', '/bin/bobbin', 'serve', 'app.php'], \array_slice($php, -5));
         self::assertContains('opcache.jit=tracing', \array_slice($php, 0, -5));
     }
+
+    public function testTheUsersOwnSettingsAreTheDashDOptionsWithoutTheOnesTheRelaunchPutFirst(): void
+    {
+        $arguments = ['serve', '--legacy', 'app.php'];
+        $relaunched = ['php', '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', '-d', 'memory_limit=1G', '-dprecision=11', '-c', '/etc/my.ini', 'bin/bobbin', ...$arguments];
+        $byHand = ['php', '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', 'bin/bobbin', ...$arguments];
+
+        self::assertSame(['memory_limit=1G', 'precision=11'], OpcacheRelaunch::userSettingsOf($relaunched, 3, ['BOBBIN_OPCACHE_RELAUNCHED' => '1']));
+        // Not relaunched: the same options are the user's own.
+        self::assertSame(['opcache.enable_cli=1', 'opcache.jit=off'], OpcacheRelaunch::userSettingsOf($byHand, 3, []));
+        self::assertSame([], OpcacheRelaunch::userSettingsOf(['php', 'bin/bobbin', ...$arguments], 3, ['BOBBIN_OPCACHE_RELAUNCHED' => '1']));
+    }
 }
