@@ -26,14 +26,18 @@ final class OpcacheRelaunchTest extends TestCase
         self::assertSame(['/bin/bobbin', 'serve', 'app.php', '--workers=2'], \array_slice($php, -4));
     }
 
-    public function testTheLegacyModeWithAProcessPerRequestIsRelaunchedWithOpcacheButNotTheJit(): void
+    public function testTheLegacyModeWithAProcessForkedPerRequestIsRelaunchedWithOpcacheButNotTheJit(): void
     {
-        $perRequest = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--legacy', '--legacy-docroot=/srv/wp'], []);
+        $perRequest = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--legacy', '--legacy-runner=fork', '--legacy-docroot=/srv/wp'], []);
         $sharedState = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--legacy', '--legacy-shared-state'], []);
+        $pool = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--legacy', '--legacy-runner=pool', '--legacy-docroot=/srv/wp'], []);
 
-        self::assertSame(['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', '/bin/bobbin', 'serve', '--legacy', '--legacy-docroot=/srv/wp'], $perRequest);
+        self::assertSame(['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', '/bin/bobbin', 'serve', '--legacy', '--legacy-runner=fork', '--legacy-docroot=/srv/wp'], $perRequest);
         self::assertNotNull($sharedState);
         self::assertContains('opcache.jit=tracing', $sharedState);
+        // With the pool the worker runs no script: the JIT serves Bobbin's own code.
+        self::assertNotNull($pool);
+        self::assertContains('opcache.jit=tracing', $pool);
     }
 
     public function testItIsNotRelaunchedWhenSwitchedOffOrAlreadyRelaunchedOrNotServing(): void
