@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Bobbin\Tests\Integration\Http;
 
+use Bobbin\Tests\Support\Http\Curl;
 use Bobbin\Tests\Support\Http\ServerProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -36,13 +37,7 @@ final class LegacyPoolTest extends TestCase
      */
     private static function curl(array $arguments): array
     {
-        $process = \proc_open(['curl', '-sS', '--max-time', '20', ...$arguments], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        self::assertIsResource($process);
-        $output = (string) \stream_get_contents($pipes[1]);
-        $errors = (string) \stream_get_contents($pipes[2]);
-        \proc_close($process);
-
-        return [$output, $errors];
+        return Curl::run($arguments);
     }
 
     private static function server(): ServerProcess
