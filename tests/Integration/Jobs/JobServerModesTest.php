@@ -57,7 +57,9 @@ final class JobServerModesTest extends TestCase
     {
         // The serving process hands its loop to bin/bobbin's global scope (GlobalScopeHandoffException):
         // its job workers' supervisor must outlive that hand-off, not end (and linger as a zombie) at start.
-        $this->server = $server = MasterProcess::start(JobPool::LEGACY_SCRIPT, ['--legacy', '--single-process', '--job-workers=1', '--job-bootstrap=' . JobPool::BOOTSTRAP, '--log-level=debug']);
+        // The fork runner: its script's process is a copy of the worker, Bobbin's classes and
+        // Jobs::shared() included; a pool's process is a clean PHP (docs/LEGACY.md).
+        $this->server = $server = MasterProcess::start(JobPool::LEGACY_SCRIPT, ['--legacy', '--legacy-runner=fork', '--single-process', '--job-workers=1', '--job-bootstrap=' . JobPool::BOOTSTRAP, '--log-level=debug']);
 
         $answer = $this->getJson($server, '/?v=legacy');
 
