@@ -66,22 +66,25 @@ static int pool_send_headers(sapi_headers_struct *headers)
 
 size_t pool_read_post(char *into, size_t count)
 {
-    if (request.body_left == 0 || request.connection < 0) {
-        return 0;
+    /* PHP takes a short read for the end of the body (sapi_read_post_block): fill what it asks. */
+    size_t filled = 0;
+    while (filled < count && request.body_left > 0 && request.connection >= 0) {
+        size_t want = count - filled;
+        if (want > request.body_left) {
+            want = (size_t) request.body_left;
+        }
+        ssize_t got = read(request.connection, into + filled, want);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            request.body_left = 0; /* the worker went: the body ends here */
+            break;
+        }
+        request.body_left -= (uint64_t) got;
+        filled += (size_t) got;
     }
-    if (count > request.body_left) {
-        count = (size_t) request.body_left;
-    }
-    ssize_t got;
-    do {
-        got = read(request.connection, into, count);
-    } while (got < 0 && errno == EINTR);
-    if (got <= 0) {
-        request.body_left = 0;
-        return 0;
-    }
-    request.body_left -= (uint64_t) got;
-    return (size_t) got;
+    return filled;
 }
 
 

@@ -92,8 +92,9 @@ final class LegacyPool
     }
 
     /**
-     * A connection to an idle child of the pool with $request on its way to it (written by a
-     * fiber of its own, so the script may answer before its body is all sent).
+     * A connection to an idle child of the pool with $request on its way to it (what does not
+     * fit the socket's buffer at once is written by a fiber of its own, so the script may answer
+     * before its body is all sent).
      *
      * @throws \RuntimeException when no connection can be made
      */
@@ -112,7 +113,12 @@ final class LegacyPool
         $server = $route instanceof ScriptRoute ? \array_replace($server, $route->serverParams()) : $server + ['SCRIPT_FILENAME' => $script];
         $body = (string) $request->getBody();
         \stream_set_blocking($socket, false);
-        Async::run(self::send(...), $socket, ScriptRequestFrame::head($server, \strlen($body)) . $body)->ignore();
+        $bytes = ScriptRequestFrame::head($server, \strlen($body)) . $body;
+        // Most requests fit the socket's buffer at once; a larger body goes on in a fiber.
+        $written = @\fwrite($socket, $bytes);
+        if (\is_int($written) && $written < \strlen($bytes)) {
+            Async::run(self::send(...), $socket, \substr($bytes, $written))->ignore();
+        }
 
         return ScriptChild::pooled($socket);
     }

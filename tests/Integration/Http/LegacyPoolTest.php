@@ -67,6 +67,20 @@ final class LegacyPoolTest extends TestCase
         self::assertMatchesRegularExpression('/^\d+$/', $pid);
     }
 
+    public function testABodyLargerThanTheSocketsBufferArrivesWholeInPhpInput(): void
+    {
+        $file = (string) \tempnam(\sys_get_temp_dir(), 'bobbin-pool-body-');
+        $body = \random_bytes(3 << 20); // under php.ini's post_max_size (8M), over any socket buffer
+        \file_put_contents($file, $body);
+        try {
+            [$output, $errors] = self::curl(['-H', 'Content-Type: application/octet-stream', '--data-binary', '@' . $file, self::server()->url('/input.php')]);
+        } finally {
+            @\unlink($file);
+        }
+
+        self::assertSame(\strlen($body) . ' ' . \md5($body), $output, $errors . self::server()->log());
+    }
+
     public function testGetallheadersGivesTheRequestsHeadersUnderTheNamesPhpFpmGivesThem(): void
     {
         [$output, $errors] = self::curl(['-H', 'X-Custom-Thing: a b', '-H', 'Content-Type: text/plain', '--data-binary', 'payload', self::server()->url('/headers.php')]);
