@@ -20,7 +20,8 @@
  * $_COOKIE, $_FILES and php://input from the query string, the Cookie header and the body,
  * as it does under PHP-FPM.
  *
- * Usage: bobbin-legacy-pool --children=N [--ini=FILE] [-d name=value]... (fd 3 listening)
+ * Usage: bobbin-legacy-pool --children=N [--ini=FILE] [--socket-path=PATH] [-d name=value]...
+ * (fd 3: the listening socket; PATH: its file, removed as the pool ends)
  *
  * Written against PHP's public SAPI headers (main/SAPI.h, main/php_main.h).
  */
@@ -151,11 +152,14 @@ int main(int argc, char **argv)
     int children = 2;
     buffer ini = {0};
     char *ini_file = NULL;
+    char *socket_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--children=", 11) == 0) {
             children = atoi(argv[i] + 11);
         } else if (strncmp(argv[i], "--ini=", 6) == 0) {
             ini_file = argv[i] + 6;
+        } else if (strncmp(argv[i], "--socket-path=", 14) == 0) {
+            socket_path = argv[i] + 14;
         } else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) {
             append(&ini, argv[i + 1], strlen(argv[i + 1]));
             append(&ini, "\n", 1);
@@ -233,6 +237,10 @@ int main(int argc, char **argv)
         }
     }
     while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+    }
+    /* The worker removes the socket's file as it stops the pool; one killed outright cannot. */
+    if (socket_path != NULL) {
+        unlink(socket_path);
     }
     php_module_shutdown();
     sapi_shutdown();

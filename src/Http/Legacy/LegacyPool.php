@@ -69,7 +69,7 @@ final class LegacyPool
         if ($listener === false) {
             throw new \RuntimeException("The legacy pool's socket {$this->socketPath} could not be made: $message");
         }
-        $command = [$this->program, '--children=' . $this->children];
+        $command = [$this->program, '--children=' . $this->children, '--socket-path=' . $this->socketPath];
         foreach ([...self::DEFAULT_SETTINGS, ...$this->settings, 'memory_limit=' . $this->memoryLimit] as $setting) {
             \array_push($command, '-d', $setting);
         }

@@ -109,7 +109,7 @@ final class LegacyPoolTest extends TestCase
         self::assertNotSame($before . ' 200', $after, 'the process that died answered again');
     }
 
-    public function testThePoolEndsWithItsWorker(): void
+    public function testThePoolEndsWithItsWorkerEvenOneKilledOutright(): void
     {
         $server = ServerProcess::start(['--legacy', '--legacy-runner=pool', '--single-process', '--legacy-children=2', '--legacy-docroot=' . self::DOCROOT], '');
         [$pid] = self::curl([$server->url('/pid.php')]);
@@ -117,11 +117,19 @@ final class LegacyPoolTest extends TestCase
             self::descendants($server->pid),
             static fn (int $p): bool => \str_ends_with((string) @\readlink("/proc/$p/exe"), '/bobbin-legacy-pool'),
         ));
+        \preg_match('/--socket-path=(\S+)/', \str_replace("\0", ' ', (string) @\file_get_contents('/proc/' . \min($pool ?: [0]) . '/cmdline')), $socket);
 
-        $server->stop();
+        // Killed outright, the worker cannot stop its pool: the pool goes by itself, socket file and all.
+        $server->kill();
+        $deadline = \microtime(true) + 5.0;
+        while (\microtime(true) < $deadline && \array_filter($pool, static fn (int $p): bool => \is_dir("/proc/$p") && !\str_contains((string) @\file_get_contents("/proc/$p/stat"), ') Z ')) !== []) {
+            \usleep(20_000);
+        }
 
         self::assertContains((int) $pid, $pool);
         self::assertCount(3, $pool, 'the pool: its master and two processes');
+        self::assertNotEmpty($socket[1] ?? '', 'the pool was told its socket\'s file');
+        self::assertFileDoesNotExist($socket[1]);
         self::assertSame([], \array_values(\array_filter($pool, static fn (int $p): bool => \is_dir("/proc/$p") && !\str_contains((string) @\file_get_contents("/proc/$p/stat"), ') Z '))));
     }
 
