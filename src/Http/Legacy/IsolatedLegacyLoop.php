@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Bobbin\Http\Legacy;
 
 use Bobbin\Async\Async;
+use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancellationSource;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Lock;
@@ -78,6 +79,9 @@ final class IsolatedLegacyLoop implements ScriptLoop
             $this->sapi = new WebSapiSettings();
             $this->reserve = null;
             $pool->start();
+            // Nothing runs at the global scope: each request goes to the pool from its own
+            // connection's fiber, with no queue and no fiber of its own.
+            $gateway->runInPlace($this->runPooled(...));
 
             return;
         }
@@ -129,14 +133,21 @@ final class IsolatedLegacyLoop implements ScriptLoop
     }
 
     /**
-     * In the worker: takes request after request and forks a process for each; returns false
-     * once the gateway is closed and every script has answered. In a child: returns true, with
-     * the stage set for its one request.
+     * In the worker: takes request after request and forks a process for each (with the pool:
+     * waits while the requests run in place); returns false once the gateway is closed and
+     * every script has answered. In a child: returns true, with the stage set for its one request.
      */
     public function next(): bool
     {
         if ($this->end !== null) {
             return false; // a child serves one request (not reached: it ends at its shutdown)
+        }
+        if ($this->pool !== null) {
+            $this->gateway->next(); // null once closed: nothing is queued when requests run in place
+            $this->closing->cancel();
+            $this->awaitRunningScripts();
+
+            return false;
         }
         while (true) {
             $slot = $this->slots->acquire();
@@ -144,9 +155,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
             if ($item === null) {
                 $this->closing->cancel();
                 $slot->release();
-                while ($this->running > 0) {
-                    Async::delay(0.01);
-                }
+                $this->awaitRunningScripts();
 
                 return false;
             }
@@ -154,6 +163,39 @@ final class IsolatedLegacyLoop implements ScriptLoop
                 return true;
             }
         }
+    }
+
+    private function awaitRunningScripts(): void
+    {
+        while ($this->running > 0) {
+            Async::delay(0.01);
+        }
+    }
+
+    /**
+     * With the pool, in the request's own fiber (LegacyGateway::runInPlace()): waits for one of
+     * the pool's processes as a queued request waits for its turn (a CancelledException while
+     * it waits: nothing was done), then runs the script there and completes the response.
+     */
+    private function runPooled(QueuedRequest $item, ?Cancellation $cancellation): void
+    {
+        if ($this->closing->isRequested() || $this->pool === null) {
+            $item->response->fail(new \RuntimeException('The worker is stopping: the legacy script was not run'));
+
+            return;
+        }
+        $slot = $this->slots->acquire($cancellation);
+        $item->started = true;
+        try {
+            $child = $this->pool->open($item->request, $this->script);
+        } catch (\RuntimeException $error) {
+            $slot->release();
+            $item->response->fail($error);
+
+            return;
+        }
+        $this->running++;
+        $this->watch($child, $item, $slot, \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS);
     }
 
     /** In a child: the script ran to its end; PHP's shutdown ends the process (ScriptProcessEnd). */
@@ -183,21 +225,6 @@ final class IsolatedLegacyLoop implements ScriptLoop
     /** @return bool true in the child */
     private function fork(QueuedRequest $item, Lock $slot): bool
     {
-        $hardDeadline = \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS;
-        if ($this->pool !== null) {
-            try {
-                $child = $this->pool->open($item->request, $this->script);
-            } catch (\RuntimeException $error) {
-                $slot->release();
-                $item->response->fail($error);
-
-                return false;
-            }
-            $this->running++;
-            Async::run($this->watch(...), $child, $item, $slot, $hardDeadline)->ignore();
-
-            return false;
-        }
         $pair = @\stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         $pid = $pair === false ? -1 : \pcntl_fork();
         if ($pair === false || $pid === -1) {
@@ -218,6 +245,7 @@ final class IsolatedLegacyLoop implements ScriptLoop
         }
         \fclose($pair[1]);
         $this->running++;
+        $hardDeadline = \microtime(true) + $this->requestTimeout + FailedRequest::SETTLE_SECONDS;
         Async::run($this->watch(...), new ScriptChild($pid, $pair[0]), $item, $slot, $hardDeadline)->ignore();
 
         return false;
@@ -310,9 +338,26 @@ final class IsolatedLegacyLoop implements ScriptLoop
             $item->response->fail($error);
         } finally {
             if (!$streaming) {
-                $this->release($child, $slot);
+                $this->releaseSoon($child, $slot);
             }
         }
+    }
+
+    /**
+     * At once when the process is done with (reaped, or its connection closed); else by a
+     * fiber of its own, so that the response is not held back (a pool's script that called
+     * fastcgi_finish_request() runs on after it).
+     */
+    private function releaseSoon(ScriptChild $child, Lock $slot): void
+    {
+        if ($child->endedAlready()) {
+            $this->release($child, $slot);
+
+            return;
+        }
+        Async::run(function () use ($child, $slot): void {
+            $this->release($child, $slot);
+        })->ignore();
     }
 
     private function release(ScriptChild $child, Lock $slot): void

@@ -4,11 +4,13 @@ declare(strict_types=1);
 
 namespace Bobbin\Http\Legacy;
 
+use Bobbin\Async\Cancellation;
 use Bobbin\Async\CancelledException;
 use Bobbin\Async\Channel;
 use Bobbin\Async\ChannelClosedException;
 use Bobbin\Http\Message\Response;
 use Bobbin\Http\RequestCancellation;
+use Closure;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Server\RequestHandlerInterface;
@@ -25,6 +27,8 @@ final class LegacyGateway implements RequestHandlerInterface
 {
     /** @var Channel<QueuedRequest> */
     private readonly Channel $queue;
+    /** @var (Closure(QueuedRequest, ?Cancellation): void)|null */
+    private ?Closure $inPlace = null;
 
     /** @param DocumentRoot|null $documentRoot --legacy-docroot: each request runs the file its path names */
     public function __construct(int $capacity = 4096, private readonly ?DocumentRoot $documentRoot = null)
@@ -44,6 +48,12 @@ final class LegacyGateway implements RequestHandlerInterface
         }
         $cancellation = RequestCancellation::of($request);
         $queued = new QueuedRequest($request);
+        if ($this->inPlace !== null) {
+            // Throws CancelledException while it waits for its turn: nothing was done.
+            ($this->inPlace)($queued, $cancellation);
+
+            return $queued->response->future()->await();
+        }
         $this->queue->send($queued, $cancellation);
         try {
             return $queued->response->future()->await($cancellation);
@@ -97,6 +107,18 @@ final class LegacyGateway implements RequestHandlerInterface
         };
 
         return new Response($status, ['Content-Type' => 'text/plain; charset=utf-8'], \sprintf("%d: %s\n", $status, $route->reason));
+    }
+
+    /**
+     * Requests are run where they arrive, in their connection's fiber, by $run — which completes
+     * each one's response, or throws CancelledException if it gave up before the script started
+     * — instead of queued for next() (the legacy pool: no script runs at the global scope).
+     *
+     * @param Closure(QueuedRequest, ?Cancellation): void $run
+     */
+    public function runInPlace(Closure $run): void
+    {
+        $this->inPlace = $run;
     }
 
     /** No more requests will come: next() returns null once the queue is empty. */

@@ -35,6 +35,8 @@ final class ScriptChild
     public function __construct(private int $pid, private $socket, private readonly bool $pooled = false)
     {
         \stream_set_blocking($socket, false);
+        // Unbuffered: each fread() takes up to CHUNK in one read, not in PHP's 8 KiB pieces.
+        \stream_set_read_buffer($socket, 0);
     }
 
     /** @param resource $socket a connection to the pool, the request on its way */
@@ -98,6 +100,32 @@ final class ScriptChild
             }
             $this->buffer .= $chunk;
         }
+    }
+
+    /** Whether the process is done with, found without waiting: reaped, or (the pool) its connection closed. */
+    public function endedAlready(): bool
+    {
+        if (!$this->reaped) {
+            if ($this->pooled) {
+                $chunk = @\fread($this->socket, self::CHUNK);
+                if ($chunk !== false && !($chunk === '' && \feof($this->socket))) {
+                    return false; // still open (bytes after the last frame are dropped: nothing is sent there)
+                }
+                $this->status = null;
+            } else {
+                $result = \pcntl_waitpid($this->pid, $status, \WNOHANG);
+                if ($result !== $this->pid && $result !== -1) {
+                    return false;
+                }
+                $this->status = $result === -1 ? null : $status;
+            }
+            $this->reaped = true;
+            if (\is_resource($this->socket)) {
+                \fclose($this->socket);
+            }
+        }
+
+        return true;
     }
 
     /** Waits (without blocking the loop) for the process to be gone; its wait status, null if unknown. */

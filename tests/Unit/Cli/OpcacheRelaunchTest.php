@@ -26,7 +26,7 @@ final class OpcacheRelaunchTest extends TestCase
         self::assertSame(['/bin/bobbin', 'serve', 'app.php', '--workers=2'], \array_slice($php, -4));
     }
 
-    public function testTheLegacyModeWithAProcessForkedPerRequestIsRelaunchedWithOpcacheButNotTheJit(): void
+    public function testALegacyWorkerIsRelaunchedWithOpcacheButNotTheJitOnEitherRunner(): void
     {
         $perRequest = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', '--legacy', '--legacy-runner=fork', '--legacy-docroot=/srv/wp'], []);
         $sharedState = OpcacheRelaunch::argumentsFor('/bin/bobbin', ['serve', 'app.php', '--legacy', '--legacy-shared-state'], []);
@@ -35,9 +35,9 @@ final class OpcacheRelaunchTest extends TestCase
         self::assertSame(['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=off', '/bin/bobbin', 'serve', '--legacy', '--legacy-runner=fork', '--legacy-docroot=/srv/wp'], $perRequest);
         self::assertNotNull($sharedState);
         self::assertContains('opcache.jit=tracing', $sharedState);
-        // With the pool the worker runs no script: the JIT serves Bobbin's own code.
+        // With the pool too: the pool's own processes have the JIT (LegacyPool), the worker not.
         self::assertNotNull($pool);
-        self::assertContains('opcache.jit=tracing', $pool);
+        self::assertContains('opcache.jit=off', $pool);
     }
 
     public function testItIsNotRelaunchedWhenSwitchedOffOrAlreadyRelaunchedOrNotServing(): void
