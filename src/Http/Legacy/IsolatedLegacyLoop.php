@@ -369,6 +369,10 @@ final class IsolatedLegacyLoop implements ScriptLoop
 
     private function logFailure(ServerRequestInterface $request, string $fatalError): void
     {
+        if ($this->pool !== null && \str_contains($fatalError, 'Class "Bobbin\\')) {
+            // The one way a script that ran on the fork runner fails on the pool: it used Bobbin.
+            $fatalError .= ' (a legacy pool\'s process is a clean PHP without Bobbin\'s classes; scripts that use them, Jobs::shared() for one, need --legacy-runner=fork: docs/LEGACY.md)';
+        }
         $this->logger->error('The legacy script failed on {method} {target} (request {request_id}): {error}', [
             'method' => $request->getMethod(), 'target' => $request->getRequestTarget(),
             'request_id' => $request->getAttribute(RequestIds::ATTRIBUTE), 'error' => $fatalError,

@@ -152,6 +152,15 @@ final class LegacyPoolTest extends TestCase
         self::assertSame(['precision' => '7', 'memory_limit' => '64M', 'jit' => false], \json_decode($given, true), $given . $errors);
     }
 
+    public function testAScriptThatUsesBobbinsClassesFailsWithALogThatNamesTheForkRunner(): void
+    {
+        [$status] = self::curl(['-o', '/dev/null', '-w', '%{http_code}', self::server()->url('/jobs.php')]);
+
+        self::assertSame('500', $status);
+        self::assertStringContainsString('Class "Bobbin\\Jobs\\Jobs" not found', self::server()->log());
+        self::assertStringContainsString('need --legacy-runner=fork', self::server()->log());
+    }
+
     public function testTheRunnerOptionIsCheckedBeforeTheServerStarts(): void
     {
         $script = self::DOCROOT . '/pid.php';
