@@ -119,6 +119,28 @@ final class OpcacheRelaunch
     }
 
     /**
+     * This process's command line as /proc/self/cmdline has it, PHP's binary first; [] where it
+     * cannot be read.
+     *
+     * @return list<string>
+     */
+    public static function ownCommandLine(): array
+    {
+        $commandLine = @\file_get_contents('/proc/self/cmdline');
+
+        return \is_string($commandLine) && $commandLine !== '' ? \explode("\0", \rtrim($commandLine, "\0")) : [];
+    }
+
+    /**
+     * The arguments bin/bobbin itself got (after its script): what follows PHP's options in
+     * ownCommandLine().
+     */
+    public static function ownArgumentCount(): int
+    {
+        return \is_array($_SERVER['argv'] ?? null) ? \max(0, \count($_SERVER['argv']) - 1) : 0;
+    }
+
+    /**
      * Replaces this process with PHP and opcache on, when wanted; returns only when it is not.
      *
      * @param list<string> $arguments
@@ -127,11 +149,7 @@ final class OpcacheRelaunch
     {
         /** @var array<string, string> $environment */
         $environment = \getenv();
-        $commandLine = @\file_get_contents('/proc/self/cmdline');
-        $phpOptions = \is_string($commandLine) && $commandLine !== ''
-            ? self::phpOptionsOf(\explode("\0", \rtrim($commandLine, "\0")), \count($arguments))
-            : [];
-        $php = self::argumentsFor($script, $arguments, $environment, $phpOptions);
+        $php = self::argumentsFor($script, $arguments, $environment, self::phpOptionsOf(self::ownCommandLine(), \count($arguments)));
         if ($php === null || !\function_exists('pcntl_exec')) {
             return;
         }

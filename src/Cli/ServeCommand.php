@@ -143,15 +143,10 @@ final class ServeCommand
      */
     private static function userPhpSettings(): array
     {
-        $commandLine = @\file_get_contents('/proc/self/cmdline');
-        $argv = $_SERVER['argv'] ?? [];
-        if (!\is_string($commandLine) || $commandLine === '' || !\is_array($argv)) {
-            return [];
-        }
         /** @var array<string, string> $environment */
         $environment = \getenv();
 
-        return OpcacheRelaunch::userSettingsOf(\explode("\0", \rtrim($commandLine, "\0")), \max(0, \count($argv) - 1), $environment);
+        return OpcacheRelaunch::userSettingsOf(OpcacheRelaunch::ownCommandLine(), OpcacheRelaunch::ownArgumentCount(), $environment);
     }
 
     /**

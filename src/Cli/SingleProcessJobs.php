@@ -65,9 +65,7 @@ final class SingleProcessJobs
      */
     private static function jobMasterProgram(): array
     {
-        $argv = \is_array($_SERVER['argv'] ?? null) ? $_SERVER['argv'] : [];
-        $commandLine = (string) @\file_get_contents('/proc/self/cmdline');
-        $options = $commandLine === '' ? [] : OpcacheRelaunch::phpOptionsOf(\explode("\0", \rtrim($commandLine, "\0")), \max(0, \count($argv) - 1));
+        $options = OpcacheRelaunch::phpOptionsOf(OpcacheRelaunch::ownCommandLine(), OpcacheRelaunch::ownArgumentCount());
         $script = (string) ($_SERVER['SCRIPT_FILENAME'] ?? '');
 
         return [...$options, (string) (\realpath($script) ?: $script), LateJobMaster::COMMAND];

@@ -105,27 +105,7 @@ final class ScriptChild
     /** Whether the process is done with, found without waiting: reaped, or (the pool) its connection closed. */
     public function endedAlready(): bool
     {
-        if (!$this->reaped) {
-            if ($this->pooled) {
-                $chunk = @\fread($this->socket, self::CHUNK);
-                if ($chunk !== false && !($chunk === '' && \feof($this->socket))) {
-                    return false; // still open (bytes after the last frame are dropped: nothing is sent there)
-                }
-                $this->status = null;
-            } else {
-                $result = \pcntl_waitpid($this->pid, $status, \WNOHANG);
-                if ($result !== $this->pid && $result !== -1) {
-                    return false;
-                }
-                $this->status = $result === -1 ? null : $status;
-            }
-            $this->reaped = true;
-            if (\is_resource($this->socket)) {
-                \fclose($this->socket);
-            }
-        }
-
-        return true;
+        return $this->reaped || ($this->pooled ? $this->connectionClosed() : $this->reapedNow());
     }
 
     /** Waits (without blocking the loop) for the process to be gone; its wait status, null if unknown. */
@@ -139,27 +119,12 @@ final class ScriptChild
             // (a script that called fastcgi_finish_request() runs on after its response); the
             // pool replaces one that died.
             $this->awaitClose();
-            $this->reaped = true;
-            if (\is_resource($this->socket)) {
-                \fclose($this->socket);
-            }
 
             return null;
         }
         $delay = 0.0005;
         $waited = 0.0;
-        while (true) {
-            $result = \pcntl_waitpid($this->pid, $status, \WNOHANG);
-            if ($result === $this->pid || $result === -1) {
-                // -1: reaped elsewhere (a process-wide waitpid of the same process)
-                $this->reaped = true;
-                $this->status = $result === -1 ? null : $status;
-                if (\is_resource($this->socket)) {
-                    \fclose($this->socket);
-                }
-
-                return $this->status;
-            }
+        while (!$this->reapedNow()) {
             if ($waited >= self::EXIT_GRACE) {
                 $this->kill();
             }
@@ -167,19 +132,38 @@ final class ScriptChild
             $waited += $delay;
             $delay = \min(0.05, $delay * 2);
         }
+
+        return $this->status;
+    }
+
+    /** A forked child: reaped if it has ended (-1: reaped elsewhere, by a process-wide waitpid). */
+    private function reapedNow(): bool
+    {
+        $result = \pcntl_waitpid($this->pid, $status, \WNOHANG);
+        if ($result !== $this->pid && $result !== -1) {
+            return false;
+        }
+        $this->markReaped($result === -1 ? null : $status);
+
+        return true;
+    }
+
+    /** A pool's process: done with once it has closed the connection (what it sent after the last frame is dropped). */
+    private function connectionClosed(): bool
+    {
+        $chunk = @\fread($this->socket, self::CHUNK);
+        if ($chunk !== false && !($chunk === '' && \feof($this->socket))) {
+            return false;
+        }
+        $this->markReaped(null);
+
+        return true;
     }
 
     /** Until the pool's process closes the connection, or is killed past the deadline. */
     private function awaitClose(): void
     {
-        while (\is_resource($this->socket)) {
-            $chunk = @\fread($this->socket, self::CHUNK);
-            if ($chunk === false || \feof($this->socket)) {
-                return;
-            }
-            if ($chunk !== '') {
-                continue; // nothing is sent after the last frame; a broken process's bytes are dropped
-            }
+        while (!$this->connectionClosed()) {
             $remaining = $this->hardDeadline - \microtime(true);
             try {
                 if ($remaining <= 0.0) {
@@ -188,9 +172,19 @@ final class ScriptChild
                 Async::awaitReadable($this->socket, $remaining);
             } catch (CancelledException) {
                 $this->kill();
+                $this->markReaped(null);
 
                 return;
             }
+        }
+    }
+
+    private function markReaped(?int $status): void
+    {
+        $this->reaped = true;
+        $this->status = $status;
+        if (\is_resource($this->socket)) {
+            \fclose($this->socket);
         }
     }
 
