@@ -51,7 +51,7 @@ final class BlockProbe
                 }
                 $callers[] = $frame;
             }
-            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent()));
+            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent(), $since));
         };
         if (!\pcntl_signal($signal, $handler)) {
             return false;

@@ -17,6 +17,7 @@ final readonly class BlockedCode
      *        file and line are those of its call)
      * @param object|null $task the fiber running that code (null: the loop's own code in {main});
      *        compared by identity to find the request it serves
+     * @param int $since hrtime (ns) at which that code took the loop: names the hold (LoopHold::$since)
      */
     public function __construct(
         public float $heldSeconds,
@@ -24,6 +25,7 @@ final readonly class BlockedCode
         public int $line,
         public array $trace,
         public ?object $task,
+        public int $since,
     ) {
     }
 }

@@ -15,11 +15,13 @@ final readonly class LoopHold
      * @param \Closure|null $callback the callback or microtask that ran (null: a fiber the loop resumed)
      * @param object|null $task the fiber the code ran in; compared by identity to find the
      *        request it serves (for a callback, the loop's callback fiber, which a task may have taken)
+     * @param int $since hrtime (ns) at which that code took the loop (BlockedCode::$since of a probe in the same hold)
      */
     public function __construct(
         public float $seconds,
         public ?\Closure $callback,
         public ?object $task,
+        public int $since,
     ) {
     }
 

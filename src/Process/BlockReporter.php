@@ -28,6 +28,8 @@ final class BlockReporter implements Collector
     /** @var array<string, true> */
     private array $reported = [];
     private int $reports = 0;
+    /** A probe that came before its hold reached the threshold: its stack, for when that hold ends past it (held()). */
+    private ?BlockedCode $earlyProbe = null;
 
     /** @param Closure(object): ?RunningRequest $requestRunningIn the request a fiber serves or served last (Server::requestRunningIn) */
     public function __construct(
@@ -40,8 +42,16 @@ final class BlockReporter implements Collector
     /** One fiber or callback held the loop past the threshold and has let go (Async::reportLoopHolds()). */
     public function held(LoopHold $hold): void
     {
+        $probe = $this->earlyProbe;
+        $this->earlyProbe = null;
         $request = $hold->task === null ? null : ($this->requestRunningIn)($hold->task);
         if (!$this->firstReportOf($request)) {
+            return;
+        }
+        if ($probe !== null && $probe->since === $hold->since && $probe->task === $hold->task) {
+            // The stack was taken in this very hold, while it still ran.
+            $this->logStack($probe, $hold->seconds, $request);
+
             return;
         }
         $origin = $hold->callbackOrigin();
@@ -63,21 +73,30 @@ final class BlockReporter implements Collector
     public function report(BlockedCode $code): void
     {
         if ($code->heldSeconds < $this->thresholdSeconds) {
-            // The loop's turn was long, but no one fiber or callback held it that long (many
-            // short ones in one turn): the loop lag figures show that, nothing here to blame.
+            // The loop's turn was long, but the code running now took the loop later in it:
+            // many short tasks in one turn (the loop lag figures show that, no one to blame), or
+            // this one started just after the loop woke (the master counts from then) — its stack
+            // is kept for its hold's end, should that come past the threshold (held()).
+            $this->earlyProbe = $code;
+
             return;
         }
         $request = $code->task === null ? null : ($this->requestRunningIn)($code->task);
         if (!$this->firstReportOf($request)) {
             return;
         }
+        $this->logStack($code, $code->heldSeconds, $request);
+    }
+
+    private function logStack(BlockedCode $code, float $heldSeconds, ?RunningRequest $request): void
+    {
         $this->logger->warning(
             '{what} has held the loop of worker {pid} for {seconds} s without yielding (--block-threshold is {threshold} s): '
             . 'every other request of this worker waits meanwhile. A blocking call? It was at {at}; its stack is below',
             [
                 'what' => $request === null ? 'Code outside any request' : \sprintf('%s %s (request %s)', $request->method, $request->target, $request->id),
                 'pid' => \getmypid(),
-                'seconds' => \round($code->heldSeconds, 3),
+                'seconds' => \round($heldSeconds, 3),
                 'threshold' => $this->thresholdSeconds,
                 'at' => $code->file === '' ? 'an internal function' : $code->file . ':' . $code->line,
                 'stack' => self::stack($code),

@@ -503,7 +503,7 @@ final class FiberScheduler
             return;
         }
         try {
-            $report(new LoopHold(($now - $this->runningSince) / 1e9, $code instanceof \Closure ? $code : null, $this->runningIn));
+            $report(new LoopHold(($now - $this->runningSince) / 1e9, $code instanceof \Closure ? $code : null, $this->runningIn, $this->runningSince));
         } catch (\Throwable $exception) {
             $this->error($report, $exception);
         }

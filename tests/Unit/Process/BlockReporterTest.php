@@ -75,7 +75,7 @@ final class BlockReporterTest extends TestCase
 
     public function testAHoldSeenAfterTheFactNamesTheRequestAndHowLongItHeldTheLoop(): void
     {
-        $this->reporter->held(new LoopHold(1.0004, null, $this->requestFiber));
+        $this->reporter->held(new LoopHold(1.0004, null, $this->requestFiber, 7));
 
         self::assertCount(1, $this->records);
         [$level, $message, $context] = $this->records[0];
@@ -88,7 +88,7 @@ final class BlockReporterTest extends TestCase
     public function testARequestWhoseStackWasReportedIsNotReportedAgainWhenItLetsGo(): void
     {
         $this->reporter->report(self::blocked(0.1, $this->requestFiber));
-        $this->reporter->held(new LoopHold(0.9, null, $this->requestFiber));
+        $this->reporter->held(new LoopHold(0.9, null, $this->requestFiber, 7));
 
         self::assertCount(1, $this->records);
     }
@@ -97,7 +97,7 @@ final class BlockReporterTest extends TestCase
     {
         $line = __LINE__ + 1;
         $callback = static fn () => null;
-        $this->reporter->held(new LoopHold(0.3, $callback, new \stdClass()));
+        $this->reporter->held(new LoopHold(0.3, $callback, new \stdClass(), 7));
 
         self::assertSame('code outside any request (a callback from ' . __FILE__ . ':' . $line . ')', $this->records[0][2]['what'] ?? null);
     }
@@ -107,6 +107,33 @@ final class BlockReporterTest extends TestCase
         $this->reporter->report(self::blocked(0.02, $this->requestFiber));
 
         self::assertSame([], $this->records);
+    }
+
+    public function testAStackTakenJustBeforeTheHoldPassedTheThresholdIsLoggedWhenThatHoldEnds(): void
+    {
+        // The master counts from the loop's wake-up, the probe from the fiber's start a little
+        // later; the signal also cuts a sleep() short, so the hold may end soon after.
+        $this->reporter->report(self::blocked(0.098, $this->requestFiber, 5));
+        self::assertSame([], $this->records);
+
+        $this->reporter->held(new LoopHold(0.1034, null, $this->requestFiber, 5));
+
+        self::assertCount(1, $this->records);
+        [, $message, $context] = $this->records[0];
+        self::assertStringContainsString('{what} has held the loop', $message);
+        self::assertSame('POST /orders?x=1 (request abc-7)', $context['what']);
+        self::assertSame(0.103, $context['seconds']);
+        self::assertSame('/app/src/Report.php:41', $context['at']);
+        self::assertStringStartsWith('#0 /app/src/Controller.php(12)', $context['stack']);
+    }
+
+    public function testAStackTakenInAnEarlierHoldIsNotGivenToALaterOne(): void
+    {
+        $this->reporter->report(self::blocked(0.05, $this->requestFiber, 5));
+        $this->reporter->held(new LoopHold(0.3, null, $this->requestFiber, 9));
+
+        self::assertCount(1, $this->records);
+        self::assertStringContainsString('was held for {seconds} s by {what} without yielding', $this->records[0][1]);
     }
 
     public function testReportsAreCountedForTheMetrics(): void
@@ -119,11 +146,11 @@ final class BlockReporterTest extends TestCase
         self::assertSame(2.0, $families[0]->samples[0][1]);
     }
 
-    private static function blocked(float $seconds, ?object $task): BlockedCode
+    private static function blocked(float $seconds, ?object $task, int $since = 1): BlockedCode
     {
         return new BlockedCode($seconds, '/app/src/Report.php', 41, [
             ['file' => '/app/src/Controller.php', 'line' => 12, 'function' => 'build', 'class' => 'App\\Report', 'type' => '->'],
             ['function' => '{closure}', 'class' => 'App\\Controller', 'type' => '::'],
-        ], $task);
+        ], $task, $since);
     }
 }
