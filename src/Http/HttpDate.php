@@ -17,11 +17,11 @@ final class HttpDate
     public static function headerLine(): string
     {
         $now = \time();
-        if ($now !== self::$second) {
-            self::$second = $now;
-            self::$line = 'Date: ' . \gmdate('D, d M Y H:i:s', $now) . " GMT\r\n";
+        if ($now !== HttpDate::$second) {
+            HttpDate::$second = $now;
+            HttpDate::$line = 'Date: ' . \gmdate('D, d M Y H:i:s', $now) . " GMT\r\n";
         }
 
-        return self::$line;
+        return HttpDate::$line;
     }
 }

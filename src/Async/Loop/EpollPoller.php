@@ -30,10 +30,13 @@ use Bobbin\Async\StreamClosedException;
  */
 final class EpollPoller implements Poller
 {
-    private const READ = LinuxEpoll::IN;
-    private const WRITE = LinuxEpoll::OUT;
-    private const READ_READY = LinuxEpoll::IN | LinuxEpoll::ERR | LinuxEpoll::HUP;
-    private const WRITE_READY = LinuxEpoll::OUT | LinuxEpoll::ERR | LinuxEpoll::HUP;
+    // LinuxEpoll's IN, OUT, IN|ERR|HUP and OUT|ERR|HUP, written as numbers: a constant made of
+    // another class's is looked up again at each use (zend_fetch_class), and wait() reads these
+    // per event (EpollPollerTest holds them equal).
+    private const READ = 0x001;
+    private const WRITE = 0x004;
+    private const READ_READY = 0x019;
+    private const WRITE_READY = 0x01c;
 
     /** @var array<int, EpollRegistration> by stream key */
     private array $byKey = [];

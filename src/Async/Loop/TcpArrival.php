@@ -53,15 +53,15 @@ final class TcpArrival
         if (!\is_resource($stream)) {
             return null;
         }
-        if (self::$instance === null) {
+        if (TcpArrival::$instance === null) {
             try {
-                self::$instance = new self(FFI::cdef(self::DECLARATIONS), StreamDescriptors::instance());
+                TcpArrival::$instance = new self(FFI::cdef(self::DECLARATIONS), StreamDescriptors::instance());
             } catch (\Throwable) {
-                self::$instance = false;
+                TcpArrival::$instance = false;
             }
         }
 
-        return self::$instance === false ? null : self::$instance->lastReceived($stream);
+        return TcpArrival::$instance === false ? null : TcpArrival::$instance->lastReceived($stream);
     }
 
     /**

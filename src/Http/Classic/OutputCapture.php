@@ -48,24 +48,24 @@ final class OutputCapture
     /** Installs the handler once per process (at the bottom of the output stack). */
     public static function install(): void
     {
-        if (self::$users++ > 0) {
+        if (OutputCapture::$users++ > 0) {
             return;
         }
-        self::$byFiber = new \WeakMap();
+        OutputCapture::$byFiber = new \WeakMap();
         \ob_start(self::route(...), 1);
-        self::$level = \ob_get_level();
+        OutputCapture::$level = \ob_get_level();
     }
 
     /** A server that installed the handler is done; the last one removes it (if it is still on top). */
     public static function release(): void
     {
-        if (self::$users === 0 || --self::$users > 0) {
+        if (OutputCapture::$users === 0 || --OutputCapture::$users > 0) {
             return;
         }
-        if (\ob_get_level() === self::$level) {
+        if (\ob_get_level() === OutputCapture::$level) {
             \ob_end_flush();
         }
-        self::$byFiber = null;
+        OutputCapture::$byFiber = null;
     }
 
     /**
@@ -76,25 +76,25 @@ final class OutputCapture
     public static function claim(): ?CapturedOutput
     {
         $fiber = Async::currentFiber();
-        if ($fiber === null || self::$byFiber === null) {
+        if ($fiber === null || OutputCapture::$byFiber === null) {
             return null;
         }
 
-        return self::$byFiber[$fiber] ??= new CapturedOutput();
+        return OutputCapture::$byFiber[$fiber] ??= new CapturedOutput();
     }
 
     /** Starts capturing what the current fiber (or {main}) writes; null before install(). */
     public static function begin(): ?CapturedOutput
     {
-        if (self::$byFiber === null) {
+        if (OutputCapture::$byFiber === null) {
             return null;
         }
         $fiber = Async::currentFiber();
         if ($fiber === null) {
-            return self::$main = new CapturedOutput();
+            return OutputCapture::$main = new CapturedOutput();
         }
 
-        return self::$byFiber[$fiber] = new CapturedOutput();
+        return OutputCapture::$byFiber[$fiber] = new CapturedOutput();
     }
 
     /**
@@ -109,20 +109,20 @@ final class OutputCapture
     public static function redirect(\Closure $sink, ?\Closure $onFlush = null): ?CapturedOutput
     {
         $fiber = Async::currentFiber();
-        if ($fiber === null || self::$byFiber === null) {
+        if ($fiber === null || OutputCapture::$byFiber === null) {
             return null;
         }
         if ($onFlush !== null) {
-            self::$flushHooked ??= SapiFlushHook::installForProcess(self::flushed(...));
+            OutputCapture::$flushHooked ??= SapiFlushHook::installForProcess(self::flushed(...));
         }
 
-        return self::$byFiber[$fiber] = new CapturedOutput($sink, $onFlush);
+        return OutputCapture::$byFiber[$fiber] = new CapturedOutput($sink, $onFlush);
     }
 
     /** Whether a redirect's $onFlush runs at flush() (FFI is there); null before one asked. */
     public static function flushHooked(): ?bool
     {
-        return self::$flushHooked;
+        return OutputCapture::$flushHooked;
     }
 
     /**
@@ -132,7 +132,7 @@ final class OutputCapture
     private static function flushed(): void
     {
         $fiber = Async::currentFiber();
-        $onFlush = $fiber === null || self::$byFiber === null ? null : (self::$byFiber[$fiber] ?? null)?->onFlush;
+        $onFlush = $fiber === null || OutputCapture::$byFiber === null ? null : (OutputCapture::$byFiber[$fiber] ?? null)?->onFlush;
         if ($onFlush === null) {
             return;
         }
@@ -152,9 +152,9 @@ final class OutputCapture
         }
         $fiber = Async::currentFiber();
         if ($fiber === null) {
-            self::$main = null;
-        } elseif (self::$byFiber !== null) {
-            unset(self::$byFiber[$fiber]);
+            OutputCapture::$main = null;
+        } elseif (OutputCapture::$byFiber !== null) {
+            unset(OutputCapture::$byFiber[$fiber]);
         }
 
         return $output->contents;
@@ -163,7 +163,7 @@ final class OutputCapture
     private static function route(string $chunk, int $phase): string
     {
         $fiber = Async::currentFiber();
-        $capture = $fiber === null ? self::$main : (self::$byFiber[$fiber] ?? null);
+        $capture = $fiber === null ? OutputCapture::$main : (OutputCapture::$byFiber[$fiber] ?? null);
         if ($capture === null) {
             return $chunk;
         }

@@ -60,11 +60,11 @@ final class HeaderRules
         $lowers = [];
         $many = \count($headers) > 1; // one field: no set of names to make
         foreach ($headers as $name => $value) {
-            if (!\is_string($value) || !isset(self::$knownValues[$value]) || !\is_string($name) || !isset(self::$knownNames[$name])) {
+            if (!\is_string($value) || !isset(HeaderRules::$knownValues[$value]) || !\is_string($name) || !isset(HeaderRules::$knownNames[$name])) {
                 return false;
             }
             if ($many) {
-                $lowers[self::$knownNames[$name]] = true;
+                $lowers[HeaderRules::$knownNames[$name]] = true;
             }
         }
 
@@ -78,7 +78,7 @@ final class HeaderRules
      */
     public static function lowerName(string $name): string
     {
-        return self::$knownNames[$name] ?? self::learnName($name);
+        return HeaderRules::$knownNames[$name] ?? self::learnName($name);
     }
 
     /** RFC 9110 token (tchar): what header names and methods are made of. */
@@ -112,15 +112,15 @@ final class HeaderRules
     public static function values(mixed $value): array
     {
         if (\is_string($value)) {
-            if (isset(self::$knownValues[$value])) {
+            if (isset(HeaderRules::$knownValues[$value])) {
                 return [$value];
             }
             if (\preg_match(self::CLEAN_VALUE, $value) === 1) {
                 if (\strlen($value) <= self::KNOWN_VALUE_BYTES) {
-                    if (\count(self::$knownValues) >= self::KNOWN_NAMES_LIMIT) {
-                        self::$knownValues = [];
+                    if (\count(HeaderRules::$knownValues) >= self::KNOWN_NAMES_LIMIT) {
+                        HeaderRules::$knownValues = [];
                     }
-                    self::$knownValues[$value] = true;
+                    HeaderRules::$knownValues[$value] = true;
                 }
 
                 return [$value];
@@ -144,11 +144,11 @@ final class HeaderRules
     private static function learnName(string $name): string
     {
         self::assertName($name);
-        if (\count(self::$knownNames) >= self::KNOWN_NAMES_LIMIT) {
-            self::$knownNames = [];
+        if (\count(HeaderRules::$knownNames) >= self::KNOWN_NAMES_LIMIT) {
+            HeaderRules::$knownNames = [];
         }
 
-        return self::$knownNames[$name] = \strtolower($name);
+        return HeaderRules::$knownNames[$name] = \strtolower($name);
     }
 
     /** @throws \InvalidArgumentException */

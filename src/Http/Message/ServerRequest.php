@@ -152,7 +152,7 @@ final class ServerRequest implements ServerRequestInterface
         int $requestNumber = 0,
         string $requestId = '',
     ): self {
-        $request = new self();
+        $request = new ServerRequest();
         if ($attributesOnDemand !== null) {
             $request->attributesOnDemand = $attributesOnDemand;
             $request->onDemandRequest = $requestNumber;
@@ -185,9 +185,9 @@ final class ServerRequest implements ServerRequestInterface
 
         if ($target[0] === '/' || $target === '*') {
             $authority = $host === null || $host === '' ? $defaultAuthority : $host;
-            if ($authority !== self::$validAuthority) {
+            if ($authority !== ServerRequest::$validAuthority) {
                 Uri::assertRequestAuthority($authority);
-                self::$validAuthority = $authority;
+                ServerRequest::$validAuthority = $authority;
             }
             $request->uriAuthority = $authority;
             $request->uriTarget = $target === '*' ? '' : $target;
@@ -316,7 +316,7 @@ final class ServerRequest implements ServerRequestInterface
     /** @return array<array-key, mixed> */
     public function getCookieParams(): array
     {
-        return $this->cookieParams ??= $this->cookieSource === null ? [] : self::parseCookies($this->cookieSource);
+        return $this->cookieParams ??= $this->cookieSource === null ? [] : ServerRequest::parseCookies($this->cookieSource);
     }
 
     /** @param array<array-key, mixed> $cookies */
@@ -331,7 +331,7 @@ final class ServerRequest implements ServerRequestInterface
     /** @return array<array-key, mixed> */
     public function getQueryParams(): array
     {
-        return $this->queryParams ??= self::parseQuery($this->querySource);
+        return $this->queryParams ??= ServerRequest::parseQuery($this->querySource);
     }
 
     /** @param array<array-key, mixed> $query */
