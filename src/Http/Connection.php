@@ -79,12 +79,12 @@ final class Connection
     private $pastDeadline = false;
     /** The handled request's cancellation, made when asked for (public for ResponseWriter, OpenConnections). */
     public readonly HandledRequestCancellation $cancellation;
-    /** What this connection's fiber echoes (taken after each request). */
-    private ?CapturedOutput $output = null;
-    /** The handled request's decoded multipart form, whose temporary files go when it is done. */
-    private ?FormData $form = null;
+    /** @var CapturedOutput|null what this connection's fiber echoes (taken after each request) */
+    private $output = null;
+    /** @var FormData|null the handled request's decoded multipart form, whose temporary files go when it is done */
+    private $form = null;
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null the connection's fiber, for a crash report (endAbruptly()) */
-    private ?\Fiber $fiber = null;
+    private $fiber = null;
     /** While parked: the loop watch that serves the connection when the client sends again. */
     private ?string $parkedWatch = null;
     /** The watch made at the first park, left enabled while served (paused by a wake then, unpark()). */

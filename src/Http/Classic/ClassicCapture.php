@@ -22,8 +22,13 @@ final class ClassicCapture
     ) {
     }
 
-    /** Starts capturing the current fiber's output for good (a connection's); finish() after each request. */
-    public function begin(): ?CapturedOutput
+    /**
+     * Starts capturing the current fiber's output for good (a connection's); finish() after each
+     * request. Called per request: the return type is the analyser's (docs/ASYNC.md, Rules).
+     *
+     * @return ?CapturedOutput
+     */
+    public function begin()
     {
         return OutputCapture::claim();
     }

@@ -71,9 +71,12 @@ final class OutputCapture
     /**
      * Captures what the current fiber writes for as long as it lives, into one object that the
      * caller empties after each request (a connection's fiber serves request after request); null
-     * outside a fiber or before install().
+     * outside a fiber or before install(). Called per request: the return type is the
+     * analyser's (docs/ASYNC.md, Rules).
+     *
+     * @return ?CapturedOutput
      */
-    public static function claim(): ?CapturedOutput
+    public static function claim()
     {
         $fiber = Async::currentFiber();
         if ($fiber === null || OutputCapture::$byFiber === null) {

@@ -15,8 +15,11 @@ final class Response implements ResponseInterface
 {
     use MessageMethods;
 
-    private int $status;
-    private string $reasonPhrase;
+    // Untyped, typed by @var: written for every response (docs/ASYNC.md, Rules).
+    /** @var int */
+    private $status = 200;
+    /** @var string */
+    private $reasonPhrase = '';
 
     /**
      * @param array<string, string|int|float|list<string|int|float>> $headers name => value or values

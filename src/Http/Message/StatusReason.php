@@ -35,6 +35,6 @@ final class StatusReason
 
     public static function for(int $status): string
     {
-        return self::PHRASES[$status] ?? '';
+        return StatusReason::PHRASES[$status] ?? ''; // by name: self:: is looked up per call (docs/ASYNC.md, Rules)
     }
 }
