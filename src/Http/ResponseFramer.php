@@ -50,6 +50,16 @@ final class ResponseFramer
     private array $validFields = [];
     /** @var array<string, true> */
     private array $validReasons = [];
+    /**
+     * The fields of the last Bobbin response framed with its fields as given, and what
+     * fieldLines() made of them: the next response with equal fields (`===`, one comparison for
+     * the same array literal) reuses them.
+     *
+     * @var array<string, string>|null
+     */
+    private $lastPlain = null;
+    /** @var array{string, bool, bool, ?string, bool, bool} */
+    private $lastPlainLines = ['', false, false, null, false, false];
 
     public function __construct(private readonly string $serverHeaderLine)
     {
@@ -79,52 +89,24 @@ final class ResponseFramer
         if ($reason === '' || (!$trusted && !isset($this->validReasons[$reason]) && !self::remember($this->validReasons, $reason, HeaderRules::hasNoControlCharacters($reason)))) {
             $reason = StatusReason::for($status);
         }
-        // The field lines first, the head in one concatenation after them: each `.=` on the
-        // growing head would be a reallocation and a copy.
-        $fields = '';
-        $hasDate = $hasServer = false;
-        $declaredLength = null;
         // Bobbin's own response with its fields as given: each value one string, no list of one made.
-        foreach (($trusted ? $response->plainHeaders() : null) ?? $response->getHeaders() as $name => $values) {
-            $name = (string) $name;
-            if (!$trusted && \is_array($values)) { // another implementation's: getHeaders()'s lists
-                $single = \count($values) === 1 && \is_string($values[0] ?? null) ? $name . "\0" . $values[0] : null;
-                if ($single === null || !isset($this->validFields[$single])) {
-                    self::assertValidField($name, $values);
-                    if ($single !== null && \strlen($single) <= self::REMEMBERED_BYTES) {
-                        self::remember($this->validFields, $single, true);
-                    }
-                }
+        $plain = $trusted ? $response->plainHeaders() : null;
+        if ($plain !== null && $plain === $this->lastPlain) {
+            // The same fields as the last plain response (an application's array literal): the
+            // same lines and the same findings, without the loop (a trace of its own in the JIT).
+            [$fields, $hasDate, $hasServer, $declaredLength, $closes, $ownsRequestId] = $this->lastPlainLines;
+        } else {
+            [$fields, $hasDate, $hasServer, $declaredLength, $closes, $ownsRequestId] = $found = $this->fieldLines($plain ?? $response->getHeaders(), $trusted);
+            if ($plain !== null) {
+                $this->lastPlain = $plain;
+                $this->lastPlainLines = $found;
             }
-            switch (\strtolower($name)) {
-                case 'content-length':
-                    $declaredLength = \is_string($values) ? $values : $values[0] ?? null;
-                    continue 2;
-                case 'transfer-encoding':
-                case 'keep-alive':
-                    continue 2;
-                case 'connection':
-                    if (\stripos(\is_string($values) ? $values : \implode(',', $values), 'close') !== false) {
-                        $keepAlive = false;
-                    }
-                    continue 2;
-                case 'date':
-                    $hasDate = true;
-                    break;
-                case 'server':
-                    $hasServer = true;
-                    break;
-                case 'x-request-id':
-                    $requestIdLine = '';
-                    break;
-            }
-            if (\is_string($values)) {
-                $fields .= "{$name}: {$values}\r\n";
-            } elseif (isset($values[1])) {
-                $fields .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
-            } elseif (isset($values[0])) {
-                $fields .= "{$name}: {$values[0]}\r\n";
-            }
+        }
+        if ($closes) {
+            $keepAlive = false;
+        }
+        if ($ownsRequestId) {
+            $requestIdLine = '';
         }
         // One interpolated string: one allocation (a chain of `.` reallocates at each step).
         $date = $hasDate ? '' : $dateLine;
@@ -184,6 +166,67 @@ final class ResponseFramer
         $head .= !$keepAlive ? "Connection: close\r\n\r\n" : ($protocolVersion === '1.0' ? "Connection: keep-alive\r\n\r\n" : "\r\n");
 
         return new FramedResponse($head, $framing, $keepAlive, $body, $size ?? 0, $inline);
+    }
+
+    /**
+     * The field lines of the application's headers (the head in one concatenation after them:
+     * each `.=` on the growing head would be a reallocation and a copy), without the framing
+     * fields the server writes itself, and what they say: whether Date and Server are given,
+     * the declared length, whether they ask to close, whether X-Request-Id is the
+     * application's own.
+     *
+     * @param array<array-key, string|list<mixed>|mixed> $headers
+     * @return array{string, bool, bool, ?string, bool, bool}
+     * @throws InvalidResponseException
+     */
+    private function fieldLines(array $headers, bool $trusted): array
+    {
+        $fields = '';
+        $hasDate = $hasServer = $closes = $ownsRequestId = false;
+        $declaredLength = null;
+        foreach ($headers as $name => $values) {
+            $name = (string) $name;
+            if (!$trusted && \is_array($values)) { // another implementation's: getHeaders()'s lists
+                $single = \count($values) === 1 && \is_string($values[0] ?? null) ? $name . "\0" . $values[0] : null;
+                if ($single === null || !isset($this->validFields[$single])) {
+                    self::assertValidField($name, $values);
+                    if ($single !== null && \strlen($single) <= self::REMEMBERED_BYTES) {
+                        self::remember($this->validFields, $single, true);
+                    }
+                }
+            }
+            switch (\strtolower($name)) {
+                case 'content-length':
+                    $declaredLength = \is_string($values) ? $values : $values[0] ?? null;
+                    continue 2;
+                case 'transfer-encoding':
+                case 'keep-alive':
+                    continue 2;
+                case 'connection':
+                    if (\stripos(\is_string($values) ? $values : \implode(',', $values), 'close') !== false) {
+                        $closes = true;
+                    }
+                    continue 2;
+                case 'date':
+                    $hasDate = true;
+                    break;
+                case 'server':
+                    $hasServer = true;
+                    break;
+                case 'x-request-id':
+                    $ownsRequestId = true;
+                    break;
+            }
+            if (\is_string($values)) {
+                $fields .= "{$name}: {$values}\r\n";
+            } elseif (isset($values[1])) {
+                $fields .= $name . ': ' . \implode("\r\n" . $name . ': ', $values) . "\r\n";
+            } elseif (isset($values[0])) {
+                $fields .= "{$name}: {$values[0]}\r\n";
+            }
+        }
+
+        return [$fields, $hasDate, $hasServer, \is_string($declaredLength) ? $declaredLength : null, $closes, $ownsRequestId];
     }
 
     /**

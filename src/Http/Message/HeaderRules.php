@@ -42,6 +42,15 @@ final class HeaderRules
      * @var array<string, true>
      */
     private static array $knownValues = [];
+    /**
+     * The last set of fields found plain by areKnownPlainFields(): an application passes the
+     * same array literal on every response, and `===` on the same array is one comparison, where
+     * the check is a loop (a trace of its own in the tracing JIT). Being plain is a property of
+     * the strings alone, so it holds for an equal array whatever was forgotten since.
+     *
+     * @var array<array-key, mixed>
+     */
+    private static array $lastPlainFields = [];
 
     private function __construct()
     {
@@ -57,6 +66,9 @@ final class HeaderRules
      */
     public static function areKnownPlainFields(array $headers): bool
     {
+        if ($headers === HeaderRules::$lastPlainFields) {
+            return true;
+        }
         $lowers = [];
         $many = \count($headers) > 1; // one field: no set of names to make
         foreach ($headers as $name => $value) {
@@ -68,7 +80,12 @@ final class HeaderRules
             }
         }
 
-        return !$many || \count($lowers) === \count($headers);
+        if ($many && \count($lowers) !== \count($headers)) {
+            return false;
+        }
+        HeaderRules::$lastPlainFields = $headers;
+
+        return true;
     }
 
     /**

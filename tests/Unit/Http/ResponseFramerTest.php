@@ -77,6 +77,40 @@ final class ResponseFramerTest extends TestCase
         self::assertSame("HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nServer: Mine\r\nContent-Length: 0\r\n\r\n", $framed->head);
     }
 
+    public function testResponsesWithTheSameFieldsAreFramedAlikeEveryTime(): void
+    {
+        // From the second on, the fields are known plain and their lines are remembered: what
+        // they say (close, the application's own id and date) must hold every time.
+        $framer = self::framer();
+        for ($i = 0; $i < 3; $i++) {
+            $response = new Response(200, ['Content-Type' => 'text/plain', 'Connection' => 'close', 'X-Request-Id' => 'mine', 'Date' => 'Thu, 01 Jan 2026 00:00:00 GMT'], 'abc');
+            $framed = $framer->frame($response, 'GET', '1.1', true, self::DATE, "X-Request-Id: r-{$i}\r\n");
+
+            self::assertSame(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Request-Id: mine\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nServer: Bobbin\r\nContent-Length: 3\r\nConnection: close\r\n\r\n",
+                $framed->head,
+                "response {$i}",
+            );
+            self::assertFalse($framed->keepAlive);
+        }
+    }
+
+    public function testEachResponseIsFramedWithItsOwnFieldsWhenTheyChangeBetweenResponses(): void
+    {
+        $framer = self::framer();
+        $fieldSets = [['X-A' => 'a'], ['X-A' => 'a'], ['X-A' => 'a', 'X-B' => 'b'], ['X-A' => 'b'], ['X-A' => 'a'], ['X-A' => 'a']];
+        foreach ($fieldSets as $i => $fields) {
+            $framed = $framer->frame(new Response(200, $fields, ''), 'GET', '1.1', true, self::DATE, "X-Request-Id: r-{$i}\r\n");
+            $lines = '';
+            foreach ($fields as $name => $value) {
+                $lines .= "{$name}: {$value}\r\n";
+            }
+
+            self::assertSame("HTTP/1.1 200 OK\r\n{$lines}" . self::DATE . "Server: Bobbin\r\nX-Request-Id: r-{$i}\r\nContent-Length: 0\r\n\r\n", $framed->head, "response {$i}");
+            self::assertTrue($framed->keepAlive);
+        }
+    }
+
     public function testRepeatedValuesBecomeRepeatedLines(): void
     {
         $framed = self::framer()->frame(new Response(200, ['Set-Cookie' => ['a=1', 'b=2']], ''), 'GET', '1.1', true, self::DATE);

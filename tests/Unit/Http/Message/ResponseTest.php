@@ -156,4 +156,18 @@ final class ResponseTest extends TestCase
         self::assertSame(['X-Plain-Kept' => ['kept']], $response->getHeaders());
         self::assertNull($response->plainHeaders(), 'still plain after getHeaders() made the lists');
     }
+
+    public function testFieldsWhoseNamesDifferOnlyInCaseAreNeverKeptAsGivenHoweverOftenTheyCome(): void
+    {
+        $plain = ['X-Case-Plain' => 'one'];
+        $alike = ['X-Case-Alike' => 'first', 'x-case-alike' => 'second'];
+        foreach ([$plain, $alike, $plain, $alike, $plain, $alike] as $i => $fields) {
+            $response = new Response(200, $fields);
+            if ($fields === $alike) {
+                self::assertNull($response->plainHeaders(), "response {$i}");
+                self::assertSame(['X-Case-Alike' => ['first', 'second']], $response->getHeaders());
+            }
+        }
+        self::assertSame($plain, (new Response(200, $plain))->plainHeaders());
+    }
 }
