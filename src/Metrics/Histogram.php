@@ -13,33 +13,21 @@ final class Histogram
     /** Seconds, for request durations and waits: 1 ms to 10 s. */
     public const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
-    // Untyped, typed by @var: written per observation, per request (docs/ASYNC.md, Rules).
     /** @var array<int, int> per bucket, the last one +Inf */
-    private $counts;
+    private array $counts;
+    // Untyped, typed by @var: written per observation, per request (docs/ASYNC.md, Rules).
     /** @var float */
     private $sum = 0.0;
     /** @var int */
     private $count = 0;
-    /** The first bucket's upper bound (-INF without buckets): most observations fall there. */
-    private readonly float $firstBound;
 
     /** @param list<float> $bounds upper bounds, ascending */
     public function __construct(private readonly array $bounds = self::SECONDS)
     {
         $this->counts = \array_fill(0, \count($bounds) + 1, 0);
-        $this->firstBound = $bounds[0] ?? -\INF;
     }
 
     public function observe(float $value): void
-    {
-        // A request answered within the first bucket (1 ms) takes no loop: in PHP 8.2's tracing
-        // JIT a loop is a trace of its own, which the request's trace leaves and comes back from.
-        $this->counts[$value <= $this->firstBound ? 0 : $this->bucketOf($value)]++;
-        $this->sum += $value;
-        $this->count++;
-    }
-
-    private function bucketOf(float $value): int
     {
         $i = 0;
         foreach ($this->bounds as $bound) {
@@ -48,8 +36,9 @@ final class Histogram
             }
             $i++;
         }
-
-        return $i;
+        $this->counts[$i]++;
+        $this->sum += $value;
+        $this->count++;
     }
 
     public function value(): HistogramValue
