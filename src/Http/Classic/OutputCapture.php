@@ -78,7 +78,7 @@ final class OutputCapture
      */
     public static function claim()
     {
-        $fiber = Async::currentFiber();
+        $fiber = \Fiber::getCurrent(); // to key the capture by, never resumed; Async::currentFiber() is a static call more
         if ($fiber === null || OutputCapture::$byFiber === null) {
             return null;
         }

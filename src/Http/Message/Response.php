@@ -121,7 +121,7 @@ final class Response implements ResponseInterface
             throw new \InvalidArgumentException("Status code $code is not between 100 and 599");
         }
         if ($reasonPhrase === '') {
-            $reasonPhrase = StatusReason::for($code);
+            $reasonPhrase = StatusReason::PHRASES[$code] ?? ''; // StatusReason::for(), without the static call
         } elseif (!HeaderRules::hasNoControlCharacters($reasonPhrase)) {
             // It goes on the status line: a line break would forge headers.
             throw new \InvalidArgumentException('The reason phrase must not contain control characters');
