@@ -78,7 +78,9 @@ final class OutputCapture
      */
     public static function claim()
     {
-        $fiber = \Fiber::getCurrent(); // to key the capture by, never resumed; Async::currentFiber() is a static call more
+        // To key the capture by, never resumed; Async::currentFiber() would be a static call more.
+        /** @var \Fiber<mixed, mixed, mixed, mixed>|null $fiber */
+        $fiber = \Fiber::getCurrent();
         if ($fiber === null || OutputCapture::$byFiber === null) {
             return null;
         }
