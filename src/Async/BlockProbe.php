@@ -40,7 +40,8 @@ final class BlockProbe
             if ($since === 0) {
                 return; // the loop was waiting when the signal came: nothing holds it
             }
-            $held = (\hrtime(true) - $since) / 1e9;
+            $now = \hrtime(true);
+            $held = ($now - $since) / 1e9;
             $trace = \debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS);
             // This handler's frame: its call site is where the interrupted code was.
             $here = \array_shift($trace);
@@ -51,7 +52,7 @@ final class BlockProbe
                 }
                 $callers[] = $frame;
             }
-            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent(), $since));
+            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent(), $since, ($now - $driver->turnSince()) / 1e9));
         };
         if (!\pcntl_signal($signal, $handler)) {
             return false;

@@ -18,6 +18,8 @@ final readonly class BlockedCode
      * @param object|null $task the fiber running that code (null: the loop's own code in {main});
      *        compared by identity to find the request it serves
      * @param int $since hrtime (ns) at which that code took the loop: names the hold (LoopHold::$since)
+     * @param float $turnSeconds how long the loop's turn had run by then (at least $heldSeconds:
+     *        the loop's own work and other code may have run in it before this code)
      */
     public function __construct(
         public float $heldSeconds,
@@ -26,6 +28,7 @@ final readonly class BlockedCode
         public array $trace,
         public ?object $task,
         public int $since,
+        public float $turnSeconds,
     ) {
     }
 }

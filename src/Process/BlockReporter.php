@@ -28,6 +28,12 @@ final class BlockReporter implements Collector
     /** @var array<string, true> */
     private array $reported = [];
     private int $reports = 0;
+    /**
+     * Code is blamed for a long turn of the loop when it has held at least this share of it:
+     * the loop's own dispatch before it (reading the socket, an accept) takes a little of a turn
+     * the watchdog counts whole.
+     */
+    private const MOST_OF_THE_TURN = 0.9;
     /** A probe that came before its hold reached the threshold: its stack, for when that hold ends past it (held()). */
     private ?BlockedCode $earlyProbe = null;
 
@@ -72,11 +78,13 @@ final class BlockReporter implements Collector
     /** BlockProbe caught code holding the loop past the threshold (--block-stacks): its stack. */
     public function report(BlockedCode $code): void
     {
-        if ($code->heldSeconds < $this->thresholdSeconds) {
-            // The loop's turn was long, but the code running now took the loop later in it:
-            // many short tasks in one turn (the loop lag figures show that, no one to blame), or
-            // this one started just after the loop woke (the master counts from then) — its stack
-            // is kept for its hold's end, should that come past the threshold (held()).
+        if ($code->heldSeconds < $this->thresholdSeconds && $code->heldSeconds < self::MOST_OF_THE_TURN * $code->turnSeconds) {
+            // The loop's turn was long, but the code running now took the loop late in it: many
+            // short tasks in one turn (the loop lag figures show that, no one to blame) — or a
+            // task only starting, whose stack is kept for its hold's end, should that come past
+            // the threshold (held()). Code that has held most of the turn is reported now even a
+            // little under the threshold: the watchdog's signal cuts a sleep() short, so that
+            // code's hold may never reach it.
             $this->earlyProbe = $code;
 
             return;

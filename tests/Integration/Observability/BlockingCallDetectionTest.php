@@ -92,7 +92,9 @@ final class BlockingCallDetectionTest extends TestCase
 
         self::assertSame(200, $response['status']);
         $report = $master->waitForLog('~GET /block\?ms=300 \(request (\S+)\) has held the loop of worker \d+ for ([\d.]+) s .*? It was at (\S+):(\d+)~');
-        self::assertGreaterThanOrEqual(0.1, (float) $report[2]);
+        // The signal comes once the loop's turn has run 0.1 s and cuts the usleep() short; the
+        // handler's own part of the turn is all but the loop's read of the request before it.
+        self::assertGreaterThanOrEqual(0.09, (float) $report[2]);
         self::assertSame(\realpath(self::APP), $report[3]);
         // PHP runs the probe between two statements: the statement after usleep() in the route.
         [$first, $last] = self::linesOfRoute('/block');

@@ -104,7 +104,7 @@ final class BlockReporterTest extends TestCase
 
     public function testALongLoopTurnMadeOfShortTasksBlamesNoOne(): void
     {
-        $this->reporter->report(self::blocked(0.02, $this->requestFiber));
+        $this->reporter->report(self::blocked(0.02, $this->requestFiber, 1, 0.15));
 
         self::assertSame([], $this->records);
     }
@@ -113,7 +113,7 @@ final class BlockReporterTest extends TestCase
     {
         // The master counts from the loop's wake-up, the probe from the fiber's start a little
         // later; the signal also cuts a sleep() short, so the hold may end soon after.
-        $this->reporter->report(self::blocked(0.098, $this->requestFiber, 5));
+        $this->reporter->report(self::blocked(0.08, $this->requestFiber, 5, 0.1));
         self::assertSame([], $this->records);
 
         $this->reporter->held(new LoopHold(0.1034, null, $this->requestFiber, 5));
@@ -127,9 +127,22 @@ final class BlockReporterTest extends TestCase
         self::assertStringStartsWith('#0 /app/src/Controller.php(12)', $context['stack']);
     }
 
+    public function testCodeThatHasHeldMostOfALongTurnIsReportedAtOnceEvenJustUnderTheThreshold(): void
+    {
+        // The turn began with the loop's own work (the socket's read, an accept): the watchdog
+        // signalled at 0.1 s of turn, the handler had held 0.098 s of it; its sleep() cut short
+        // by the signal, its hold may end before reaching the threshold.
+        $this->reporter->report(self::blocked(0.098, $this->requestFiber, 5, 0.1));
+
+        self::assertCount(1, $this->records);
+        self::assertStringContainsString('{what} has held the loop', $this->records[0][1]);
+        self::assertSame(0.098, $this->records[0][2]['seconds']);
+        self::assertSame('/app/src/Report.php:41', $this->records[0][2]['at']);
+    }
+
     public function testAStackTakenInAnEarlierHoldIsNotGivenToALaterOne(): void
     {
-        $this->reporter->report(self::blocked(0.05, $this->requestFiber, 5));
+        $this->reporter->report(self::blocked(0.05, $this->requestFiber, 5, 0.1));
         $this->reporter->held(new LoopHold(0.3, null, $this->requestFiber, 9));
 
         self::assertCount(1, $this->records);
@@ -146,11 +159,11 @@ final class BlockReporterTest extends TestCase
         self::assertSame(2.0, $families[0]->samples[0][1]);
     }
 
-    private static function blocked(float $seconds, ?object $task, int $since = 1): BlockedCode
+    private static function blocked(float $seconds, ?object $task, int $since = 1, ?float $turnSeconds = null): BlockedCode
     {
         return new BlockedCode($seconds, '/app/src/Report.php', 41, [
             ['file' => '/app/src/Controller.php', 'line' => 12, 'function' => 'build', 'class' => 'App\\Report', 'type' => '->'],
             ['function' => '{closure}', 'class' => 'App\\Controller', 'type' => '::'],
-        ], $task, $since);
+        ], $task, $since, $turnSeconds ?? $seconds);
     }
 }
