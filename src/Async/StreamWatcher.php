@@ -29,6 +29,8 @@ final class StreamWatcher
     private bool $closed = false;
     /** Set once TLS runs on the stream: OpenSSL may then hold bytes the descriptor does not show. */
     private bool $encrypted = false;
+    /** @var int empty reads in a row that feof() took for the peer's end, on TLS; its reader zeroes it when bytes come (goneAfterEmptyRead()) */
+    public $emptyReads = 0;
     /**
      * The suspension of the fiber that waited last: a connection's own fiber waits here again
      * and again. It holds that fiber only weakly while idle. Untyped (written per wait;
@@ -126,6 +128,23 @@ final class StreamWatcher
     public function noteTlsStarted(): void
     {
         $this->encrypted = true;
+    }
+
+    /**
+     * Whether an empty read, the stream having been found readable, means the peer has gone.
+     * feof() says so for plain TCP. On TLS it asks OpenSSL and then reads errno, which a failed
+     * accept() in the same process may have left behind (ETIMEDOUT): it can say "gone" while
+     * the client's request is arriving (seen as curl's "Empty reply from server", about one
+     * HTTPS request in a few hundred). So on TLS it takes two empty reads in a row, each after
+     * a wait: a peer that has left keeps the socket readable, so the second comes at once.
+     */
+    public function goneAfterEmptyRead(): bool
+    {
+        if (!\feof($this->stream)) {
+            return false;
+        }
+
+        return !$this->encrypted || ++$this->emptyReads >= 2;
     }
 
     /**

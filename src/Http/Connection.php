@@ -158,8 +158,7 @@ final class Connection
         }
         // Not in a finally block: one stops the tracing JIT (FAST_CALL) on every request's way back.
         if (($parked || $released) && !$this->closed) {
-            // The fiber goes on with other work (the loop's callback fiber) or ends (one the
-            // handler took over); $fiber still names it for a report of what held the loop.
+            // The fiber goes on (the callback fiber) or ends; $fiber names it for a report of a hold.
             if ($parked) {
                 $this->forgetWhileIdle();
             }
@@ -202,7 +201,8 @@ final class Connection
     public function start(): void
     {
         $data = @\fread($this->socket, self::READ_BYTES);
-        if ($data === false || ($data === '' && \feof($this->socket))) {
+        // TLS: no feof() before the socket is readable (StreamWatcher::goneAfterEmptyRead()).
+        if ($data === false || ($data === '' && $this->releases && \feof($this->socket))) {
             $this->close();
 
             return;
@@ -383,7 +383,7 @@ final class Connection
                     if ($ready) {
                         $ready = false;
                         $data = @\fread($this->socket, self::READ_BYTES);
-                        if ($data === false || ($data === '' && \feof($this->socket))) {
+                        if ($data === false || ($data === '' && $this->watcher->goneAfterEmptyRead())) {
                             return false;
                         }
                         if ($data !== '') {
@@ -476,8 +476,7 @@ final class Connection
                 $this->form = null;
             }
             if ($this->closed) {
-                // The request timed out and was answered with 503, or its client left: the late
-                // result has nobody to go to.
+                // Timed out and answered with 503, or its client left: the late result has nobody to go to.
                 return false;
             }
             $keepAlive = $head->keepAlive && !$connections->stopping
@@ -531,7 +530,7 @@ final class Connection
             if ($data !== false && $data !== '') {
                 break;
             }
-            if ($data === false || \feof($this->socket)) {
+            if ($data === false || $this->watcher->goneAfterEmptyRead()) {
                 return false;
             }
         }
@@ -544,6 +543,7 @@ final class Connection
     private function bytesArrived(string $data, float $clock): void
     {
         $this->clock = $clock;
+        $this->watcher->emptyReads = 0;
         if ($this->phase === ConnectionPhase::Idle) {
             $this->phase = ConnectionPhase::ReadingHead;
             $this->phaseSince = $this->windowStart = $this->clock;
