@@ -40,8 +40,9 @@ final class BlockProbe
             if ($since === 0) {
                 return; // the loop was waiting when the signal came: nothing holds it
             }
-            $now = \hrtime(true);
-            $held = ($now - $since) / 1e9;
+            $held = (\hrtime(true) - $since) / 1e9;
+            // The turn began when the last poll returned ($polledAt), as the watchdog counts it.
+            $turn = \microtime(true) - $driver->polledAt;
             $trace = \debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS);
             // This handler's frame: its call site is where the interrupted code was.
             $here = \array_shift($trace);
@@ -52,7 +53,7 @@ final class BlockProbe
                 }
                 $callers[] = $frame;
             }
-            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent(), $since, ($now - $driver->turnSince()) / 1e9));
+            $report(new BlockedCode($held, $here['file'] ?? '', $here['line'] ?? 0, $callers, \Fiber::getCurrent(), $since, $turn));
         };
         if (!\pcntl_signal($signal, $handler)) {
             return false;

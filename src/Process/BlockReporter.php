@@ -54,7 +54,7 @@ final class BlockReporter implements Collector
         if (!$this->firstReportOf($request)) {
             return;
         }
-        if ($probe !== null && $probe->since === $hold->since && $probe->task === $hold->task) {
+        if ($probe !== null && $probe->since === $hold->since) {
             // The stack was taken in this very hold, while it still ran.
             $this->logStack($probe, $hold->seconds, $request);
 

@@ -55,8 +55,6 @@ final class BobbinDriver implements Driver
     private $idleAt = 0.0;
     /** @var float */
     private $previousPolledAt = 0.0;
-    /** @var int hrtime (ns) at which the current turn began (the last poll returned): the heartbeat's busy mark */
-    private $turnSince = 0;
     /** Told when the loop goes to wait and when it comes back (a watchdog of blocking code). */
     public ?LoopHeartbeat $heartbeat = null;
     /** A BlockProbe asked for timed hand-overs (timeHandOvers()). */
@@ -349,12 +347,6 @@ final class BobbinDriver implements Driver
         return $this->scheduler->runningSince;
     }
 
-    /** hrtime (ns) at which the loop's current turn began: since then it has run code without waiting (a watchdog counts from there). */
-    public function turnSince(): int
-    {
-        return $this->turnSince;
-    }
-
     /** Times every hand-over to a fiber or callback (heldSince() then names the running one's start), or only polls (unless holds are reported). */
     public function timeHandOvers(bool $timed): void
     {
@@ -578,7 +570,7 @@ final class BobbinDriver implements Driver
         if ($polledStreams) {
             $this->streamsPolledAt = $this->polledAt;
         }
-        $this->scheduler->runningSince = $this->turnSince = $now = \hrtime(true);
+        $this->scheduler->runningSince = $now = \hrtime(true);
         $this->heartbeat?->busy($now);
         if ($registry->signalWatches !== []) {
             $registry->queueSignals();
