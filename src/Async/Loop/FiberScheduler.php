@@ -54,6 +54,16 @@ final class FiberScheduler
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     public $callbackFiber = null;
     /**
+     * How many callback fibers whose task has finished are kept to serve as the callback fiber
+     * again. A callback that waits (a request that queries a database) takes the callback fiber
+     * for its task, and the loop needs another: a new fiber maps, guards and names a C stack
+     * (mmap, mprotect, prctl) and unmaps it when it ends, four system calls and a few page
+     * faults per waiting request. Each kept fiber holds its stack's touched pages and its VM stack.
+     */
+    public const SPARE_FIBERS = 64;
+    /** @var list<\Fiber<mixed, mixed, mixed, mixed>> suspended at the top of runCallbackFiber(), task done */
+    private array $spareFibers = [];
+    /**
      * hrtime (ns) when the loop last handed control to a fiber, a callback or a microtask (while
      * $timesHandOvers), or came back from a poll; 0 while it waits. How long that code has held
      * the loop, for BlockProbe.
@@ -327,7 +337,7 @@ final class FiberScheduler
                 $this->resumeFiber($entry);
             } elseif ($entry !== null || isset($this->callbacks[$this->callbackHead])) {
                 $entry = null;
-                $callbackFiber = $this->callbackFiber ??= new \Fiber($this->callbackBody);
+                $callbackFiber = $this->callbackFiber ??= \array_pop($this->spareFibers) ?? new \Fiber($this->callbackBody);
                 $yielded = $callbackFiber->isStarted() ? $callbackFiber->resume() : $callbackFiber->start();
                 if ($yielded !== $this->drained) {
                     // A callback suspended this fiber (it became a task's fiber): use a new one.
@@ -391,7 +401,13 @@ final class FiberScheduler
                     break;
                 }
                 if ($this->callbackFiber !== $self) {
-                    return; // this fiber was handed over to a task, which has now finished
+                    // This fiber was handed over to a task, which has now finished: kept as a
+                    // spare callback fiber (suspended below), or ended when enough are kept.
+                    if (\count($this->spareFibers) >= self::SPARE_FIBERS) {
+                        return;
+                    }
+                    $this->spareFibers[] = $self;
+                    break;
                 }
                 if ($this->interrupt !== null) {
                     break;
