@@ -33,6 +33,8 @@ final class PeersExperiment implements Experiment
     public const DOC_HEADING = '## Beside Swoole, Workerman and AMPHP, measured';
     public const IDLE_CONNECTIONS = 10_000;
     public const SLEEP_CLIENTS = 10;
+    /** Connections of the hello run each server gets alone, for its peak PSS (helloAlone()). */
+    public const ALONE_CONNECTIONS = 1000;
     private const IDLE_SETTLE_SECONDS = 2.0;
     private const BOBBIN = 'bobbin';
 
@@ -52,7 +54,8 @@ final class PeersExperiment implements Experiment
     public function estimateSeconds(Options $o): float
     {
         // 12 timed variants, 4 × /sleep (Workerman's ~10 s), 10,000 idle connections per server and round.
-        return 12 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 3)) + (1 + $o->repetitions) * 16 + $o->repetitions * 4 * 6 + 20;
+        return 12 * ($o->warmupSeconds + $o->repetitions * ($o->durationSeconds + 3)) + (1 + $o->repetitions) * 16 + $o->repetitions * 4 * 6 + 20
+            + $o->repetitions * 4 * (\min(2, $o->warmupSeconds) + $o->durationSeconds + 8); // hello alone
     }
 
     public function run(Context $context): void
@@ -103,9 +106,55 @@ final class PeersExperiment implements Experiment
                 $server->stop();
             }
         }
+        $this->helloAlone($context, $peers);
+        $context->results->note(self::NAME, 'Peak PSS, hello alone: each hello server started fresh and run by itself (a warm-up, then `wrk -t2 -c1000` for the run\'s duration), in rounds. In the shared run the eight servers are up together and PSS divides a shared page among the processes that map it: swoole.so counts half for Swoole\'s hello server there (its CRUD server maps it too), while a Bobbin server\'s compiled code sits in its own opcache segment and counts whole. The target (≤ 1.0× Swoole) is read from the alone column: one server on a machine.');
         $this->idleConnections($context, $peers);
         $context->results->note(self::NAME, 'Idle connections: Workerman and AMPHP wait with stream_select(), which takes no descriptor numbered 1,024 or above (FD_SETSIZE); past that Workerman\'s worker stops answering (it had accepted a few thousand, none of which it serves), and AMPHP\'s process ends (a server not alive: its PSS reads as 0, hence the negative growth). Swoole waits with epoll, Bobbin with epoll through FFI. "accepted" counts the socket descriptors in the server\'s processes 2 s after the last connect: connections still in the listen backlog are not counted, nor charged.');
         $context->results->note(self::NAME, 'Plaintext: `wrk -t2` with bench/wrk/plain.lua, keep-alive, 50 and 1,000 connections. CRUD: bobbin-crud-load, 50 connections, PostgreSQL over TCP loopback. PHP settings of every server: those `bin/bobbin serve` relaunches itself with (opcache, tracing JIT, Bobbin\\Cli\\OpcacheRelaunch::SETTINGS). Event loops: Swoole its own (epoll); Workerman and AMPHP stream_select() (no ext-event, ext-ev or ext-uv on this machine), which is what they use without an extension. Bobbin runs from the Composer install bench/peers/build makes of this checkout (var/peers/bobbin: `composer install --no-dev`, optimized autoloader, `vendor/bin/bobbin`), as the peers run from theirs.');
+    }
+
+    /**
+     * The peak PSS of a hello server under 1,000 connections, each server started fresh and run
+     * alone, in rounds: in the shared run above PSS splits a page among every process that maps
+     * it, so a peer's library (swoole.so, mapped by its hello and CRUD servers) counts half there
+     * while a Bobbin server's compiled code, in its own opcache segment, counts whole. Alone, each
+     * server's own code counts whole, as on a machine that runs one server.
+     *
+     * @param list<string> $peers
+     */
+    private function helloAlone(Context $context, array $peers): void
+    {
+        $root = $context->root();
+        for ($rep = 1; $rep <= $context->options->repetitions; $rep++) {
+            foreach ([self::BOBBIN, ...$peers] as $name) {
+                $context->progress->status("$name: hello alone, round $rep");
+                try {
+                    $server = $name === self::BOBBIN
+                        ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/', bin: BobbinServer::installed($root))
+                        : PeerServer::start($root, $name, 'hello', Context::SERVER_CPU, [], '/');
+                } catch (\RuntimeException $e) {
+                    $context->results->note(self::NAME, "$name: could not start for the hello alone: " . \strtok($e->getMessage(), "\n"));
+                    continue;
+                }
+                try {
+                    $run = $this->guarded($context, $name, static fn (float $s): array
+                        => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU, Context::WRK_T2, self::ALONE_CONNECTIONS));
+                    $run((float) \min(2, $context->options->warmupSeconds)); // the JIT's traces, as in the rounds above
+                    foreach ($run((float) $context->options->durationSeconds) as $metric => [$value, $unit]) {
+                        if ($metric === 'peak_pss_mb' || $metric === 'failed_runs') {
+                            $context->results->add(new Sample(self::NAME, self::aloneVariant($name), $metric, $unit, $rep, $value, false));
+                        }
+                    }
+                } finally {
+                    $server->stop();
+                }
+            }
+        }
+    }
+
+    public static function aloneVariant(string $server): string
+    {
+        return "$server hello alone";
     }
 
     /**
@@ -190,11 +239,11 @@ final class PeersExperiment implements Experiment
         $md = [];
         $md[] = "Measured with `$command` (after `bench/peers/build`), run `{$results->runId}`: medians over the rounds, min–max in parentheses; ⚠ marks a figure with a run taken while the machine was busy.";
         $md[] = '';
-        $md[] = '| server | CPU µs / request, 50 conn. | CPU µs / request, 1,000 conn. | requests/s, 50 conn. | requests/s, 1,000 conn. | CPU µs / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. (MiB) | peak PSS, CRUD (MiB) |';
-        $md[] = '|---|---|---|---|---|---|---|---|---|';
+        $md[] = '| server | CPU µs / request, 50 conn. | CPU µs / request, 1,000 conn. | requests/s, 50 conn. | requests/s, 1,000 conn. | CPU µs / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. (MiB) | peak PSS, hello alone at 1,000 conn. (MiB) | peak PSS, CRUD (MiB) |';
+        $md[] = '|---|---|---|---|---|---|---|---|---|---|';
         foreach ($this->servers as $server) {
             $md[] = \sprintf(
-                '| %s | %s | %s | %s | %s | %s | %s | %s | %s |',
+                '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
                 $server,
                 $cell(self::helloVariant($server, 50), 'cpu_us_per_req'),
                 $cell(self::helloVariant($server, 1000), 'cpu_us_per_req'),
@@ -203,29 +252,39 @@ final class PeersExperiment implements Experiment
                 $cell(self::crudVariant($server), 'cpu_us_per_crud'),
                 $cell(self::crudVariant($server), 'crud_per_s'),
                 $cell(self::helloVariant($server, 1000), 'peak_pss_mb'),
+                $cell(self::aloneVariant($server), 'peak_pss_mb'),
                 $cell(self::crudVariant($server), 'peak_pss_mb'),
             );
         }
         $md[] = '';
         $md[] = 'Bobbin ÷ peer, the median of the ratios taken within each round (below 1: Bobbin spends less, or does fewer per second):';
         $md[] = '';
-        $md[] = '| Bobbin ÷ | CPU / request, 50 conn. | CPU / request, 1,000 conn. | CPU / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. | peak PSS, CRUD |';
-        $md[] = '|---|---|---|---|---|---|---|';
+        $md[] = '| Bobbin ÷ | CPU / request, 50 conn. | CPU / request, 1,000 conn. | CPU / CRUD | CRUD/s | peak PSS, hello at 1,000 conn. | peak PSS, hello alone | peak PSS, CRUD |';
+        $md[] = '|---|---|---|---|---|---|---|---|';
         $ratio = static fn (?float $r): string => $r === null ? '–' : \number_format($r, 2) . '×';
         foreach ($this->servers as $peer) {
             if ($peer === self::BOBBIN) {
                 continue;
             }
             $md[] = \sprintf(
-                '| %s | %s | %s | %s | %s | %s | %s |',
+                '| %s | %s | %s | %s | %s | %s | %s | %s |',
                 $peer,
                 $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 50), self::helloVariant($peer, 50), 'cpu_us_per_req')),
                 $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant($peer, 1000), 'cpu_us_per_req')),
                 $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'cpu_us_per_crud')),
                 $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'crud_per_s')),
                 $ratio($results->roundRatio($n, self::helloVariant(self::BOBBIN, 1000), self::helloVariant($peer, 1000), 'peak_pss_mb')),
+                $ratio($results->roundRatio($n, self::aloneVariant(self::BOBBIN), self::aloneVariant($peer), 'peak_pss_mb')),
                 $ratio($results->roundRatio($n, self::crudVariant(self::BOBBIN), self::crudVariant($peer), 'peak_pss_mb')),
             );
+        }
+        $md[] = '';
+        $md[] = 'CRUD, which core was the limit: the server\'s core (CPU 0) and CPU 1, where PostgreSQL and the load generator run, busy over the run (medians, %):';
+        $md[] = '';
+        $md[] = '| server | CPU 0 (server) busy | CPU 1 (PostgreSQL, load generator) busy |';
+        $md[] = '|---|---|---|';
+        foreach ($this->servers as $server) {
+            $md[] = \sprintf('| %s | %s | %s |', $server, $cell(self::crudVariant($server), 'server_core_busy'), $cell(self::crudVariant($server), 'cpu1_busy'));
         }
         $md[] = '';
         $md[] = \sprintf('%d × GET /sleep at once (1 s in PostgreSQL each; `curl --parallel`, a connection each), the crud apps: wall time until the last answer (s), and answers that were not 200:', self::SLEEP_CLIENTS);
