@@ -413,7 +413,10 @@ final class FiberScheduler
                     break;
                 }
             }
-            \Fiber::suspend($this->drained);
+            do {
+                \Fiber::suspend($this->drained);
+                // A spare goes on only once drainQueue() has made it the callback fiber again.
+            } while ($this->callbackFiber !== $self);
         }
     }
 

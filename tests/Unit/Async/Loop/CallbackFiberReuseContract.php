@@ -91,6 +91,33 @@ abstract class CallbackFiberReuseContract extends DriverTestCase
         }
     }
 
+    public function testASpareFiberResumedByOtherCodeRunsNothingAndStaysSpare(): void
+    {
+        // Only the loop may resume its fibers; a stray resume() must not make a second callback fiber.
+        $driver = $this->driver;
+        $spare = null;
+        $ran = [];
+        $driver->queue(static function () use ($driver, &$spare): void {
+            $spare = \Fiber::getCurrent();
+            $suspension = $driver->getSuspension();
+            $driver->delay(0.001, static fn () => $suspension->resume());
+            $suspension->suspend();
+        });
+        $driver->delay(0.003, static function () use ($driver, &$spare, &$ran): void {
+            self::assertNotSame($spare, \Fiber::getCurrent());
+            $driver->queue(static function () use (&$ran): void {
+                $ran[] = 'queued';
+            });
+            $spare->resume(); // returns at once, running nothing: the spare waits to be the callback fiber
+            $ran[] = 'after the stray resume';
+        });
+
+        $driver->run();
+
+        self::assertSame(['after the stray resume', 'queued'], $ran);
+        self::assertTrue($spare->isSuspended());
+    }
+
     public function testFinishedTaskFibersAreKeptOnlyUpToALimit(): void
     {
         // A burst of tasks that all waited at once leaves at most a few fibers kept, not one per task.
