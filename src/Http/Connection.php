@@ -23,9 +23,8 @@ use Throwable;
  * not timers of its own: the server's sweeper (OpenConnections::sweep) compares $deadline and
  * the data rate with the clock and calls expire() or drop(), so a request costs no timer.
  *
- * Over 400 lines on purpose: its per-request path avoids calls (docs/HTTP.md, Hot path); the
- * rest lives in ConnectionTimeouts, AbruptEnd, Lingering, OpenConnections (the hang-up check)
- * and ResponseWriter.
+ * Over 400 lines on purpose: its per-request path avoids calls (docs/HTTP.md, Hot path); the rest
+ * lives in ConnectionTimeouts, AbruptEnd, Lingering, OpenConnections, ResponseWriter, SlowClientWrite.
  *
  * @internal created by Server
  */
@@ -37,6 +36,10 @@ final class Connection
     public const READ_BYTES = 65536;
     /** How long a keep-alive connection stays idle before its fiber is given up. */
     public const PARK_AFTER_SECONDS = 1.0;
+    /** What serveOne() left: another request may follow at once; parked; closed or to be closed. */
+    private const NEXT = 0;
+    private const RELEASED = 1;
+    private const ENDED = 2;
 
     /**
      * A fresh connection counts as idle until its first byte (a graceful stop may close it).
@@ -121,9 +124,8 @@ final class Connection
     }
 
     /**
-     * For an upgrade (a WebSocket, ResponseWriter): the socket, its watcher, the bytes read past
-     * the request and the open connections (to hear of a graceful stop); from now on the new
-     * protocol keeps its own time.
+     * For an upgrade (a WebSocket, ResponseWriter): the socket, its watcher, the bytes read past the
+     * request and the open connections (to hear of a graceful stop); the new protocol keeps its time.
      *
      * @return array{resource, StreamWatcher, string, OpenConnections}
      */
@@ -193,10 +195,9 @@ final class Connection
     }
 
     /**
-     * Starts serving a connection just accepted. Its request is usually in the socket already
-     * and a fiber serves it at once; otherwise the connection waits parked, as an idle
-     * keep-alive one does, and costs no fiber (16 KiB of VM stack alone) until its first bytes:
-     * a burst of connections that send nothing (yet) must not exhaust the worker's memory.
+     * Starts serving a connection just accepted: its request is usually in the socket already;
+     * otherwise it waits parked and costs no fiber (16 KiB of VM stack alone) until its first
+     * bytes, so that a burst of connections that send nothing yet cannot exhaust the memory.
      */
     public function start(): void
     {
@@ -216,11 +217,7 @@ final class Connection
         Async::run($this->run(...))->ignore();
     }
 
-    /**
-     * Called by the sweeper for a keep-alive connection idle since PARK_AFTER_SECONDS: ends its
-     * fiber, which waits for the next request in fill(). Nothing happens when the fiber is no
-     * longer waiting (bytes came meanwhile).
-     */
+    /** The sweeper's, for a connection idle PARK_AFTER_SECONDS: ends its fiber waiting in fill(), if it still waits. */
     public function park(): void
     {
         if ($this->parkedWatch !== null) {
@@ -236,10 +233,7 @@ final class Connection
         $this->watcher->interruptRead(new ConnectionParkedException());
     }
 
-    /**
-     * The client sent again (the parked socket's watch): served here, in the loop's callback
-     * fiber, which a handler that waits takes over. So a connection holds a fiber only then.
-     */
+    /** The client sent again (the parked socket's watch): served in the loop's callback fiber, which a handler that waits takes over. */
     public function unpark(): void
     {
         if ($this->parkedWatch === null) {
@@ -258,9 +252,8 @@ final class Connection
     }
 
     /**
-     * Called by the sweeper once $deadline has passed: answers what the phase calls for (best
-     * effort, the socket is non-blocking) and closes; a request in the application's hands is
-     * first cancelled and given its settle time (ConnectionTimeouts says what each means).
+     * The sweeper's, once $deadline has passed: answers what the phase calls for (best effort) and
+     * closes; a request in the application's hands is first cancelled and given its settle time.
      */
     public function expire(): void
     {
@@ -283,10 +276,7 @@ final class Connection
         $this->close();
     }
 
-    /**
-     * Closes the connection for OpenConnections: to make room, or because the client sends or
-     * reads too slowly. A client that was sending a request is told so (408).
-     */
+    /** Closes it for OpenConnections (to make room, a client too slow); a client sending a request is told so (408). */
     public function drop(ConnectionDrop $reason): void
     {
         if ($this->closed) {
@@ -357,8 +347,31 @@ final class Connection
         $this->connections->closed($this);
     }
 
-    /** @return bool whether it is to park (wait for its next request without a fiber) */
+    /** Serves requests until the connection parks (true: the next request is unpark()'s) or ends (false). */
     private function serve(bool $ready): bool
+    {
+        // The usual request meets no loop: a loop is a JIT trace of its own (docs/ASYNC.md, Rules).
+        $next = $this->serveOne($ready);
+
+        return ($next === self::NEXT ? $this->serveMore() : $next) === self::RELEASED;
+    }
+
+    /** What follows a request at once: a pipelined one, a fiber kept between requests (TLS), a stop's idle grace. */
+    private function serveMore(): int
+    {
+        $connections = $this->connections;
+        while (!$connections->stopping || $this->parser->buffer !== '' || $connections->idleGraceUntil > 0.0) {
+            $next = $this->serveOne(false);
+            if ($next !== self::NEXT) {
+                return $next;
+            }
+        }
+
+        return self::ENDED;
+    }
+
+    /** One request: its bytes read, handed to the application, answered; NEXT, RELEASED or ENDED. */
+    private function serveOne(bool $ready): int
     {
         $context = $this->context;
         $config = $context->config;
@@ -366,156 +379,170 @@ final class Connection
         $parser = $this->parser;
         $handler = $context->handler;
         $writer = $context->responseWriter;
-        while ($ready || !$connections->stopping || $parser->buffer !== '' || $this->requests === 0 || $connections->idleGraceUntil > 0.0) {
-            try {
-                if ($parser->buffer === '') {
-                    if ($this->requests > 0) {
-                        $this->phase = ConnectionPhase::Idle;
-                        $this->phaseSince = $this->doneAt;
-                        $this->deadline = $this->doneAt + $config->idleTimeout;
-                        if ($connections->stopping) {
-                            // A stop with an idle grace: wait briefly for a request already on its way.
-                            $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
-                        } elseif (!$ready && $this->releases) {
-                            return true; // the next request is unpark()'s
-                        }
+        try {
+            if ($parser->buffer === '') {
+                if ($this->requests > 0) {
+                    $this->phase = ConnectionPhase::Idle;
+                    $this->phaseSince = $this->doneAt;
+                    $this->deadline = $this->doneAt + $config->idleTimeout;
+                    if ($connections->stopping) {
+                        // A stop with an idle grace: wait briefly for a request already on its way.
+                        $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
+                    } elseif (!$ready && $this->releases) {
+                        return self::RELEASED; // the next request is unpark()'s
                     }
-                    if ($ready) {
-                        $ready = false;
-                        $data = @\fread($this->socket, self::READ_BYTES);
-                        if ($data === false || ($data === '' && $this->watcher->goneAfterEmptyRead())) {
-                            return false;
-                        }
-                        if ($data !== '') {
-                            $this->bytesArrived($data, Async::readyTime($this->socket));
-                        } elseif ($this->releases && !$connections->stopping) {
-                            return true; // woken for nothing: parked again
-                        } // else (TLS: part of a record) fill() waits for the rest below
+                }
+                if ($ready) {
+                    $data = @\fread($this->socket, self::READ_BYTES);
+                    if ($data === false || ($data === '' && $this->watcher->goneAfterEmptyRead())) {
+                        return self::ENDED;
                     }
-                } elseif ($this->phase !== ConnectionPhase::ReadingHead) {
-                    // A pipelined request, already (partly) in the buffer.
-                    $this->phase = ConnectionPhase::ReadingHead;
-                    $this->clock = $this->phaseSince = $this->windowStart = \microtime(true);
-                    $this->windowBytes = \strlen($parser->buffer);
-                    $this->deadline = $this->clock + $config->headerTimeout;
+                    if ($data !== '') {
+                        $this->bytesArrived($data, Async::readyTime($this->socket));
+                    } elseif ($this->releases && !$connections->stopping) {
+                        return self::RELEASED; // woken for nothing: parked again
+                    } // else (TLS: part of a record) fill() waits for the rest below
                 }
-                // After a response the buffer is usually empty: wait for bytes before parsing nothing.
-                if ($parser->buffer === '' && !$this->fill()) {
-                    return false;
+            } elseif ($this->phase !== ConnectionPhase::ReadingHead) {
+                // A pipelined request, already (partly) in the buffer.
+                $this->phase = ConnectionPhase::ReadingHead;
+                $this->clock = $this->phaseSince = $this->windowStart = \microtime(true);
+                $this->windowBytes = \strlen($parser->buffer);
+                $this->deadline = $this->clock + $config->headerTimeout;
+            }
+            // After a response the buffer is usually empty: wait for bytes before parsing nothing.
+            if ($parser->buffer === '' && !$this->fill()) {
+                return self::ENDED;
+            }
+            $head = $parser->nextHead();
+            if ($head === null && ($head = $this->awaitHead()) === null) {
+                return self::ENDED;
+            }
+            $body = '';
+            if ($head->chunked || $head->contentLength > 0) { // RequestHead::hasBody(), without the call
+                $this->phase = ConnectionPhase::ReadingBody;
+                $this->phaseSince = $this->windowStart = $this->clock > 0.0 ? $this->clock : \microtime(true);
+                $this->windowBytes = \strlen($parser->buffer);
+                $this->deadline = $this->phaseSince + $config->bodyTimeout;
+                if ($head->expectsContinue && $parser->buffer === '') {
+                    $this->headBytes = 25; // an interim head: no part of the body the access log counts
+                    if (!$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
+                        return self::ENDED;
+                    }
                 }
-                while (($head = $parser->nextHead()) === null) {
+                while (($body = $parser->readBody($head)) === null) {
                     if (!$this->fill()) {
-                        return false;
+                        return self::ENDED;
                     }
                 }
-                $body = '';
-                if ($head->chunked || $head->contentLength > 0) { // RequestHead::hasBody(), without the call
-                    $this->phase = ConnectionPhase::ReadingBody;
-                    $this->phaseSince = $this->windowStart = $this->clock > 0.0 ? $this->clock : \microtime(true);
-                    $this->windowBytes = \strlen($parser->buffer);
-                    $this->deadline = $this->phaseSince + $config->bodyTimeout;
-                    if ($head->expectsContinue && $parser->buffer === '') {
-                        $this->headBytes = 25; // an interim head: no part of the body the access log counts
-                        if (!$this->writeAll("HTTP/1.1 100 Continue\r\n\r\n")) {
-                            return false;
-                        }
-                    }
-                    while (($body = $parser->readBody($head)) === null) {
-                        if (!$this->fill()) {
-                            return false;
-                        }
-                    }
-                }
-            } catch (ProtocolException $error) {
-                // Once its head is read (a body refused), a request has an id: the answer carries it.
-                Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, $error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
+            }
+        } catch (ProtocolException $error) {
+            // Once its head is read (a body refused), a request has an id: the answer carries it.
+            Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, $error->status, $error->getMessage(), $this->phase === ConnectionPhase::ReadingBody && isset($head) ? $context->requestIds->for($head->requestId) : '');
 
-                return false;
-            }
-
-            $this->requests++;
-            $this->budget->requestStarted();
-            $now = $this->clock > 0.0 ? $this->clock : \microtime(true);
-            // Its time starts when its bytes were found ready (at the accept for a first request),
-            // so time queued behind other work in the worker counts.
-            $start = $this->requests === 1 ? $this->acceptedAt : $now;
-            $requestId = $context->requestIds->for($head->requestId);
-            $this->clock = 0.0; // the handler may wait
-            $this->phase = ConnectionPhase::Handling;
-            $this->deadline = $now + $config->requestTimeout;
-            $this->head = $head;
-            $this->requestId = $requestId;
-            $this->pastDeadline = false;
-            $cancellation = $this->cancellation;
-            $cancellation->request = $this->requests; // its cancellation is made when asked for
-            try {
-                $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
-            } catch (\InvalidArgumentException | MalformedBodyException $error) {
-                // A form decoded before the URI was refused has written its files already.
-                $this->form?->removeTemporaryFiles();
-                $this->form = null;
-                Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, 400, $error->getMessage(), $requestId);
-
-                return false;
-            }
-            $failure = null;
-            try {
-                $response = $handler->handle($request);
-            } catch (Throwable $error) {
-                $failure = $error;
-                if (!$this->endedByItsDeadline($error) && !$this->isClosed()) {
-                    $context->logger->error('The application failed on {method} {target} (request {request_id}): {error}', [
-                        'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error, 'exception' => $error,
-                    ]);
-                }
-                $response = null;
-            }
-            $response = $context->classic->finish($response, $this->output, $head->method, $head->target);
-            if ($this->form !== null) {
-                $this->form->removeTemporaryFiles();
-                $this->form = null;
-            }
-            if ($this->closed) {
-                // Timed out and answered with 503, or its client left: the late result has nobody to go to.
-                return false;
-            }
-            $keepAlive = $head->keepAlive && !$connections->stopping
-                && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
-            if ($response === null) {
-                $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
-                // The framing is intact: the connection goes on.
-                $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
-            } else {
-                $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
-            }
-            // Live while a streamed body was written: its source stops when the client leaves.
-            $cancellation->source = null;
-            $cancellation->request = 0;
-            $this->doneAt = \microtime(true);
-            $seconds = $this->doneAt - $start;
-            $metrics = $context->metrics;
-            $metrics->requestDone($head->method, $status, $seconds);
-            $metrics->receivedBytes += $this->received;
-            $metrics->sentBytes += $this->sent;
-            $context->accessLog?->request($this->origin->remoteAddress, $head, $status, \max(0, $this->sent - $this->headBytes), $seconds, $requestId);
-            $this->received = $this->sent = $this->headBytes = 0;
-            if (!$written) {
-                return false;
-            }
-            if (!$keepAlive) {
-                Lingering::closeAfterLastResponse($this, $this->watcher);
-
-                return false;
-            }
+            return self::ENDED;
         }
 
-        return false;
+        $this->requests++;
+        $this->budget->requestStarted();
+        $now = $this->clock > 0.0 ? $this->clock : \microtime(true);
+        // Its time starts when its bytes were found ready (at the accept for a first request),
+        // so time queued behind other work in the worker counts.
+        $start = $this->requests === 1 ? $this->acceptedAt : $now;
+        $requestId = $context->requestIds->for($head->requestId);
+        $this->clock = 0.0; // the handler may wait
+        $this->phase = ConnectionPhase::Handling;
+        $this->deadline = $now + $config->requestTimeout;
+        $this->head = $head;
+        $this->requestId = $requestId;
+        $this->pastDeadline = false;
+        $cancellation = $this->cancellation;
+        $cancellation->request = $this->requests; // its cancellation is made when asked for
+        try {
+            $request = $context->requestBuilder->build($head, $body, $now, $cancellation, $requestId, $this->origin, $this->form);
+        } catch (\InvalidArgumentException | MalformedBodyException $error) {
+            // A form decoded before the URI was refused has written its files already.
+            $this->form?->removeTemporaryFiles();
+            $this->form = null;
+            Lingering::reject($this, $this->watcher, $context, $this->origin->remoteAddress, 400, $error->getMessage(), $requestId);
+
+            return self::ENDED;
+        }
+        $failure = null;
+        try {
+            $response = $handler->handle($request);
+        } catch (Throwable $error) {
+            $failure = $error;
+            if (!$this->endedByItsDeadline($error) && !$this->isClosed()) {
+                $context->logger->error('The application failed on {method} {target} (request {request_id}): {error}', [
+                    'method' => $head->method, 'target' => $head->target, 'request_id' => $requestId, 'error' => $error, 'exception' => $error,
+                ]);
+            }
+            $response = null;
+        }
+        $response = $context->classic->finish($response, $this->output, $head->method, $head->target);
+        if ($this->form !== null) {
+            $this->form->removeTemporaryFiles();
+            $this->form = null;
+        }
+        if ($this->closed) {
+            // Timed out and answered with 503, or its client left: the late result has nobody to go to.
+            return self::ENDED;
+        }
+        $keepAlive = $head->keepAlive && !$connections->stopping
+            && ($config->maxRequestsPerConnection === 0 || $this->requests < $config->maxRequestsPerConnection);
+        if ($response === null) {
+            $status = $failure === null ? 500 : FailedRequest::statusFor($failure, $this->pastDeadline);
+            // The framing is intact: the connection goes on.
+            $written = $writer->respondWithError($this, $status, $keepAlive, $config->debugErrors ? $failure : null, $requestId);
+        } else {
+            $written = $writer->respond($this, $response, $head, $keepAlive, $requestId, $status);
+        }
+        // Live while a streamed body was written: its source stops when the client leaves.
+        $cancellation->source = null;
+        $cancellation->request = 0;
+        $this->doneAt = \microtime(true);
+        $seconds = $this->doneAt - $start;
+        $metrics = $context->metrics;
+        $metrics->requestDone($head->method, $status, $seconds);
+        $metrics->receivedBytes += $this->received;
+        $metrics->sentBytes += $this->sent;
+        $context->accessLog?->request($this->origin->remoteAddress, $head, $status, \max(0, $this->sent - $this->headBytes), $seconds, $requestId);
+        $this->received = $this->sent = $this->headBytes = 0;
+        if (!$written) {
+            return self::ENDED;
+        }
+        if (!$keepAlive) {
+            Lingering::closeAfterLastResponse($this, $this->watcher);
+
+            return self::ENDED;
+        }
+        if ($parser->buffer === '' && $this->releases && !$connections->stopping) {
+            // The usual end: parked until the client sends again (unpark()), without a turn
+            // through serveMore()'s loop.
+            $this->phase = ConnectionPhase::Idle;
+            $this->phaseSince = $this->doneAt;
+            $this->deadline = $this->doneAt + $config->idleTimeout;
+
+            return self::RELEASED;
+        }
+
+        return self::NEXT;
     }
 
-    /**
-     * A request its deadline cancelled (expire(), which logged it), ended by that cancellation;
-     * a method, not an expression in place: the handler's call changes the property.
-     */
+    /** The rest of a head that came in parts (a loop of its own, off the usual way). */
+    private function awaitHead(): ?RequestHead
+    {
+        do {
+            if (!$this->fill()) {
+                return null;
+            }
+        } while (($head = $this->parser->nextHead()) === null);
+
+        return $head;
+    }
+
+    /** A request its deadline cancelled (expire() logged it); a method: the handler's call changes the property. */
     private function endedByItsDeadline(Throwable $error): bool
     {
         return $this->pastDeadline && $error instanceof CancelledException;
@@ -556,11 +583,7 @@ final class Connection
         $this->parser->buffer .= $data;
     }
 
-    /**
-     * Writes all of $data, waiting for the client to read when its window is full. Progress
-     * counts towards the data rate and pushes the write timeout back. Public for ResponseWriter,
-     * the connection's one other writer.
-     */
+    /** Writes all of $data, waiting for the client to read when its window is full (SlowClientWrite); public for ResponseWriter. */
     public function writeAll(string $data): bool
     {
         $written = @\fwrite($this->socket, $data);
@@ -570,31 +593,8 @@ final class Connection
 
             return true;
         }
-        $length = \strlen($data);
-        while (true) {
-            if ($written === false || $this->isClosed()) {
-                return false;
-            }
-            if ($written > 0) {
-                $this->windowBytes += $written;
-                $this->sent += $written;
-                $data = \substr($data, $written);
-                if ($data === '') {
-                    return true;
-                }
-                if ($this->phase === ConnectionPhase::Writing) {
-                    $this->deadline = \microtime(true) + $this->context->config->writeTimeout;
-                }
-            }
-            if ($this->phase === ConnectionPhase::Writing && $this->phaseSince === 0.0) {
-                // The response's first wait (ResponseWriter left the write phase's clock unset).
-                $this->phaseSince = $this->windowStart = \microtime(true);
-                $this->windowBytes = $length - \strlen($data);
-                $this->deadline = $this->phaseSince + $this->context->config->writeTimeout;
-            }
-            $this->clock = 0.0; // about to wait: the last read's time goes stale
-            $this->watcher->awaitWritable();
-            $written = @\fwrite($this->socket, $data);
-        }
+        $this->clock = 0.0; // about to wait: the last read's time goes stale
+
+        return SlowClientWrite::finish($this, $this->watcher, $data, $written, $this->context->config->writeTimeout);
     }
 }

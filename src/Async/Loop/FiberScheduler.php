@@ -359,6 +359,7 @@ final class FiberScheduler
     private function runCallbackFiber(): void
     {
         $self = \Fiber::getCurrent();
+        \assert($self !== null);
         $invoke = $this->invoke;
         while (true) {
             while (true) {
