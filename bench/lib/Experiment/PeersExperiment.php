@@ -11,6 +11,7 @@ use Bobbin\Bench\Results;
 use Bobbin\Bench\Sample;
 use Bobbin\Bench\Server\BobbinServer;
 use Bobbin\Bench\Server\PeerServer;
+use Bobbin\Bench\Server\Server;
 
 /**
  * Bobbin beside the other PHP servers (issue 41): Swoole, Workerman and AMPHP as built by
@@ -124,32 +125,16 @@ final class PeersExperiment implements Experiment
      */
     private function helloAlone(Context $context, array $peers): void
     {
-        $root = $context->root();
-        for ($rep = 1; $rep <= $context->options->repetitions; $rep++) {
-            foreach ([self::BOBBIN, ...$peers] as $name) {
-                $context->progress->status("$name: hello alone, round $rep");
-                try {
-                    $server = $name === self::BOBBIN
-                        ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/', bin: BobbinServer::installed($root))
-                        : PeerServer::start($root, $name, 'hello', Context::SERVER_CPU, [], '/');
-                } catch (\RuntimeException $e) {
-                    $context->results->note(self::NAME, "$name: could not start for the hello alone: " . \strtok($e->getMessage(), "\n"));
-                    continue;
-                }
-                try {
-                    $run = $this->guarded($context, $name, static fn (float $s): array
-                        => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU, Context::WRK_T2, self::ALONE_CONNECTIONS));
-                    $run((float) \min(2, $context->options->warmupSeconds)); // the JIT's traces, as in the rounds above
-                    foreach ($run((float) $context->options->durationSeconds) as $metric => [$value, $unit]) {
-                        if ($metric === 'peak_pss_mb' || $metric === 'failed_runs') {
-                            $context->results->add(new Sample(self::NAME, self::aloneVariant($name), $metric, $unit, $rep, $value, false));
-                        }
-                    }
-                } finally {
-                    $server->stop();
+        $this->eachFreshHelloServer($context, $peers, 'hello alone', function (Server $server, string $name, int $rep) use ($context): void {
+            $run = $this->guarded($context, $name, static fn (float $s): array
+                => $context->plainRun($server, '/', $s, self::NAME, Context::LOAD_CPU, Context::WRK_T2, self::ALONE_CONNECTIONS));
+            $run((float) \min(2, $context->options->warmupSeconds)); // the JIT's traces, as in the rounds above
+            foreach ($run((float) $context->options->durationSeconds) as $metric => [$value, $unit]) {
+                if ($metric === 'peak_pss_mb' || $metric === 'failed_runs') {
+                    $context->results->add(new Sample(self::NAME, self::aloneVariant($name), $metric, $unit, $rep, $value, false));
                 }
             }
-        }
+        });
     }
 
     public static function aloneVariant(string $server): string
@@ -165,22 +150,35 @@ final class PeersExperiment implements Experiment
      */
     private function idleConnections(Context $context, array $peers): void
     {
+        $this->eachFreshHelloServer($context, $peers, self::IDLE_CONNECTIONS . ' idle connections', static function (Server $server, string $name, int $rep) use ($context): void {
+            foreach (IdleConnections::measure($server, self::IDLE_CONNECTIONS, self::IDLE_SETTLE_SECONDS) as $metric => [$value, $unit]) {
+                $context->results->add(new Sample(self::NAME, self::idleVariant($name), $metric, $unit, $rep, $value, false));
+            }
+        });
+    }
+
+    /**
+     * Runs $measure against a hello server of each kind started fresh for it, alone, in rounds.
+     *
+     * @param list<string> $peers
+     * @param \Closure(Server, string, int): void $measure given the server, its name and the round
+     */
+    private function eachFreshHelloServer(Context $context, array $peers, string $what, \Closure $measure): void
+    {
         $root = $context->root();
         for ($rep = 1; $rep <= $context->options->repetitions; $rep++) {
             foreach ([self::BOBBIN, ...$peers] as $name) {
-                $context->progress->status("$name: " . self::IDLE_CONNECTIONS . " idle connections, round $rep");
+                $context->progress->status("$name: $what, round $rep");
                 try {
                     $server = $name === self::BOBBIN
                         ? BobbinServer::start($root, self::BOBBIN, 'examples/hello.php', Context::SERVER_CPU, 1, [], '/', bin: BobbinServer::installed($root))
                         : PeerServer::start($root, $name, 'hello', Context::SERVER_CPU, [], '/');
                 } catch (\RuntimeException $e) {
-                    $context->results->note(self::NAME, "$name: could not start for the idle connections: " . \strtok($e->getMessage(), "\n"));
+                    $context->results->note(self::NAME, "$name: could not start for the $what: " . \strtok($e->getMessage(), "\n"));
                     continue;
                 }
                 try {
-                    foreach (IdleConnections::measure($server, self::IDLE_CONNECTIONS, self::IDLE_SETTLE_SECONDS) as $metric => [$value, $unit]) {
-                        $context->results->add(new Sample(self::NAME, self::idleVariant($name), $metric, $unit, $rep, $value, false));
-                    }
+                    $measure($server, $name, $rep);
                 } finally {
                     $server->stop();
                 }
