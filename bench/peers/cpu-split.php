@@ -20,6 +20,7 @@ declare(strict_types=1);
 require __DIR__ . '/../lib/autoload.php';
 
 use Bobbin\Bench\ProcessTree;
+use Bobbin\Bench\Summary;
 use Bobbin\Bench\Server\BobbinServer;
 use Bobbin\Bench\Server\PeerServer;
 use Bobbin\Bench\Server\Server;
@@ -48,13 +49,9 @@ function cpuSeconds(Server $server): array
     $ticks = 100; // USER_HZ
     $user = $system = 0;
     foreach (ProcessTree::expand($server->rootPids()) as $pid) {
-        $stat = @\file_get_contents("/proc/$pid/stat");
-        if ($stat === false) {
-            continue;
-        }
-        $fields = \explode(' ', \substr($stat, \strrpos($stat, ')') + 2));
-        $user += (int) $fields[11];
-        $system += (int) $fields[12];
+        [$ownUser, $ownSystem] = ProcessTree::ownTicks($pid);
+        $user += $ownUser;
+        $system += $ownSystem;
     }
 
     return [$user / $ticks, $system / $ticks];
@@ -92,16 +89,10 @@ try {
         $server->stop();
     }
 }
-$median = static function (array $values): float {
-    \sort($values);
-    $n = \count($values);
-
-    return $n % 2 === 1 ? $values[\intdiv($n, 2)] : ($values[$n / 2 - 1] + $values[$n / 2]) / 2;
-};
 $first = \array_key_first($totals);
 echo "\n| server | user µs | system µs | total µs | total ÷ $first, per round |\n|---|---|---|---|---|\n";
 foreach ($totals as $name => $runs) {
     $ratios = \array_map(static fn (array $run, array $base): float => $run[2] / $base[2], $runs, $totals[$first]);
-    \printf("| %s | %.2f | %.2f | %.2f | %.2f× (%s) |\n", $name, $median(\array_column($runs, 0)), $median(\array_column($runs, 1)), $median(\array_column($runs, 2)),
-        $median($ratios), \implode(', ', \array_map(static fn (float $r): string => \number_format($r, 2), $ratios)));
+    \printf("| %s | %.2f | %.2f | %.2f | %.2f× (%s) |\n", $name, Summary::median(\array_column($runs, 0)), Summary::median(\array_column($runs, 1)), Summary::median(\array_column($runs, 2)),
+        Summary::median($ratios), \implode(', ', \array_map(static fn (float $r): string => \number_format($r, 2), $ratios)));
 }

@@ -381,16 +381,10 @@ final class Connection
         $writer = $context->responseWriter;
         try {
             if ($parser->buffer === '') {
-                if ($this->requests > 0) {
-                    $this->phase = ConnectionPhase::Idle;
-                    $this->phaseSince = $this->doneAt;
-                    $this->deadline = $this->doneAt + $config->idleTimeout;
-                    if ($connections->stopping) {
-                        // A stop with an idle grace: wait briefly for a request already on its way.
-                        $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
-                    } elseif (!$ready && $this->releases) {
-                        return self::RELEASED; // the next request is unpark()'s
-                    }
+                // Idle since its last response (set as that ended).
+                if ($this->requests > 0 && $connections->stopping) {
+                    // A stop with an idle grace: wait briefly for a request already on its way.
+                    $this->deadline = \min($this->deadline, $connections->idleGraceUntil);
                 }
                 if ($ready) {
                     $data = @\fread($this->socket, self::READ_BYTES);
@@ -517,17 +511,13 @@ final class Connection
 
             return self::ENDED;
         }
-        if ($parser->buffer === '' && $this->releases && !$connections->stopping) {
-            // The usual end: parked until the client sends again (unpark()), without a turn
-            // through serveMore()'s loop.
-            $this->phase = ConnectionPhase::Idle;
-            $this->phaseSince = $this->doneAt;
-            $this->deadline = $this->doneAt + $config->idleTimeout;
+        $this->phase = ConnectionPhase::Idle;
+        $this->phaseSince = $this->doneAt;
+        $this->deadline = $this->doneAt + $config->idleTimeout;
 
-            return self::RELEASED;
-        }
-
-        return self::NEXT;
+        // The usual end: parked until the client sends again (unpark()), without a turn through
+        // serveMore()'s loop.
+        return $parser->buffer === '' && $this->releases && !$connections->stopping ? self::RELEASED : self::NEXT;
     }
 
     /** The rest of a head that came in parts (a loop of its own, off the usual way). */

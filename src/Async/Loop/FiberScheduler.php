@@ -340,7 +340,7 @@ final class FiberScheduler
                 $callbackFiber = $this->callbackFiber ??= \array_pop($this->spareFibers) ?? new \Fiber($this->callbackBody);
                 $yielded = $callbackFiber->isStarted() ? $callbackFiber->resume() : $callbackFiber->start();
                 if ($yielded !== $this->drained) {
-                    // A callback suspended this fiber (it became a task's fiber): use a new one.
+                    // A callback suspended this fiber (it became a task's fiber): a spare or a new one next.
                     $this->callbackFiber = null;
                 }
             } else {
